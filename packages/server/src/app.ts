@@ -1,0 +1,170 @@
+// The composition root: builds the Fastify app, the database, the job worker and every module from
+// one Config. Used by the process entry points (cli.ts) and by the tests.
+import { randomBytes } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyRequest } from "fastify";
+import { Redis } from "ioredis";
+import type { DestinationStream } from "pino";
+import type { Config } from "./config.ts";
+import type { AppContext, Module } from "./context.ts";
+import { createAuthHook } from "./modules/accounts/auth.ts";
+import { MODULES } from "./modules/index.ts";
+import { type Db, openDatabase } from "./platform/db/index.ts";
+import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
+import { errorHandler, sendError } from "./platform/http/error-handler.ts";
+import type { App } from "./platform/http/types.ts";
+import { validatorCompiler } from "./platform/http/validation.ts";
+import { JobWorker } from "./platform/jobs.ts";
+import { createLogger } from "./platform/logging.ts";
+import type { TlsMaterial } from "./platform/tls.ts";
+
+export const VERSION = "0.1.0";
+
+/** Default request body limit; the incoming-message route raises its own (embedded files). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface BuildOptions {
+  /** Capture logs (tests). */
+  logStream?: DestinationStream;
+  /** Serve HTTPS with this material; without it the app is only used through inject (tests). */
+  tls?: TlsMaterial;
+  /** Worker tuning (tests use short polls and leases). */
+  worker?: { concurrency?: number; pollIntervalMs?: number; leaseMs?: number };
+  modules?: Module[];
+}
+
+export interface Parley {
+  app: App;
+  ctx: AppContext;
+  db: Db;
+  worker: JobWorker;
+  /** Stop accepting, finish in-flight requests and jobs, close storage. */
+  close(): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<Parley> {
+  const logger = createLogger(config.logLevel, options.logStream);
+  const fastify = Fastify({
+    loggerInstance: logger,
+    https: options.tls ? { key: options.tls.key, cert: options.tls.cert } : null,
+    trustProxy: config.trustProxy,
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomBytes(10).toString("hex")}`;
+    },
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+    ajv: { customOptions: { removeAdditional: "all" } },
+  });
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.decorateRequest("auth", null);
+
+  const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await db.migrate();
+  const worker = new JobWorker({ db, log: logger.child({ component: "worker" }), ...options.worker });
+  const ctx: AppContext = { config, db, worker, log: logger };
+  const modules = options.modules ?? MODULES;
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+    // Behind a TLS-terminating proxy, only requests that arrived over HTTPS are served.
+    if (config.trustProxy && !isHealthRoute(request)) {
+      const proto = String(request.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim();
+      if (proto !== "https") throw new AppError("HTTPS_REQUIRED", "Only HTTPS is accepted");
+    }
+  });
+  app.addHook("onRequest", createAuthHook(db));
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    hook: "onRequest",
+    enableDraftSpec: true,
+    ...(redis ? { redis, nameSpace: "parley-rl:" } : {}),
+    // Per API key; unauthenticated routes (docs) per client address.
+    keyGenerator: (request: FastifyRequest) => (request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`),
+    errorResponseBuilder: (_request, context) =>
+      new AppError("RATE_LIMITED", `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Parley API",
+        version: VERSION,
+        description:
+          "Messaging and contact-management API with an AI bot. Authenticate with the `apiKey` query parameter " +
+          "(or the `x-api-key` header). Errors use the structured form `{\"error\":{\"code\",\"message\"}}` except " +
+          "on /v1/incoming_custom_channel_message, which answers `{\"error\":\"…\"}`. Error codes: " +
+          ERROR_CODES.map((c) => `${c} (${ERROR_STATUS[c]})`).join(", "),
+      },
+      servers: [{ url: "/" }],
+      components: {
+        securitySchemes: {
+          apiKeyQuery: { type: "apiKey", in: "query", name: "apiKey" },
+          apiKeyHeader: { type: "apiKey", in: "header", name: "x-api-key" },
+        },
+      },
+      security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  app.get("/healthz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async () => ({
+    status: "ok",
+  }));
+  app.get("/readyz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await db.ping();
+      return { status: "ok", database: db.dialect };
+    } catch {
+      return reply.code(503).send({ status: "unavailable", database: db.dialect });
+    }
+  });
+  app.get("/v1/openapi.json", { config: { auth: "none" }, schema: { hide: true } }, async () => app.swagger());
+
+  for (const mod of modules) {
+    await mod.routes?.(app, ctx);
+    mod.jobs?.(worker, ctx);
+  }
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, "NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}`),
+  );
+
+  await app.ready();
+
+  let closed = false;
+  return {
+    app,
+    ctx,
+    db,
+    worker,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await worker.stop();
+      for (const mod of modules) await mod.close?.();
+      if (redis) redis.disconnect();
+      await db.close();
+    },
+  };
+}
+
+function isHealthRoute(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  return url === "/healthz" || url === "/readyz";
+}

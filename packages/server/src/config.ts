@@ -1,0 +1,138 @@
+// The environment is read here, once, into a typed object. Nothing else reads process.env.
+import { isIP } from "node:net";
+import path from "node:path";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface Config {
+  host: string;
+  port: number;
+  httpPort: number | null;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  trustProxy: boolean;
+  rateLimitPerMinute: number;
+  outboundAllowCidrs: string[];
+  deliveryRetryScheduleSeconds: number[];
+  logLevel: LogLevel;
+  llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
+  /** Credits (in whole credits) one bot reply costs. */
+  botReplyCost: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? null : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name);
+  if (raw === null) return fallback;
+  const v = raw.toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function cidrs(env: Env, name: string): string[] {
+  const raw = str(env, name);
+  if (raw === null) return [];
+  return raw.split(",").map((part) => {
+    const cidr = part.trim();
+    const [addr, bits, extra] = cidr.split("/");
+    const family = addr ? isIP(addr) : 0;
+    const maxBits = family === 6 ? 128 : 32;
+    if (!family || bits === undefined || extra !== undefined || !/^\d+$/.test(bits) || Number(bits) > maxBits) {
+      throw new ConfigError(`${name} must be a comma-separated list of CIDRs like 127.0.0.0/8, got "${cidr}"`);
+    }
+    return cidr;
+  });
+}
+
+function schedule(env: Env, name: string): number[] {
+  const raw = str(env, name);
+  if (raw === null) return DEFAULT_RETRY_SCHEDULE_SECONDS;
+  const parts = raw.split(",").map((p) => p.trim());
+  const values = parts.map(Number);
+  if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p)) || values.some((v) => v <= 0 || v > 7 * 86400)) {
+    throw new ConfigError(`${name} must be comma-separated positive seconds (at most 7 days each), got "${raw}"`);
+  }
+  return values;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
+  const tlsCert = str(env, "TLS_CERT");
+  const tlsKey = str(env, "TLS_KEY");
+  if ((tlsCert === null) !== (tlsKey === null)) {
+    throw new ConfigError("TLS_CERT and TLS_KEY must be set together (or neither, for a self-signed pair)");
+  }
+  const port = int(env, "PORT", 8443, 0, 65535);
+  const httpPortRaw = str(env, "HTTP_PORT");
+  const httpPort = httpPortRaw === null ? null : int(env, "HTTP_PORT", 0, 0, 65535);
+  const botReplyCostRaw = str(env, "BOT_REPLY_COST") ?? "1";
+  const botReplyCost = Number(botReplyCostRaw);
+  if (!Number.isFinite(botReplyCost) || botReplyCost < 0 || Math.round(botReplyCost * 100) !== botReplyCost * 100) {
+    throw new ConfigError(`BOT_REPLY_COST must be a number >= 0 with at most two decimals, got "${botReplyCostRaw}"`);
+  }
+  return {
+    host: str(env, "HOST") ?? "0.0.0.0",
+    port,
+    httpPort,
+    dataDir: path.resolve(str(env, "DATA_DIR") ?? "./data"),
+    databaseUrl: url(env, "DATABASE_URL", ["postgres:", "postgresql:"]),
+    redisUrl: url(env, "REDIS_URL", ["redis:", "rediss:"]),
+    tlsCert,
+    tlsKey,
+    trustProxy: bool(env, "TRUST_PROXY", false),
+    rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 600, 1, 10_000_000),
+    outboundAllowCidrs: cidrs(env, "OUTBOUND_ALLOW_CIDRS"),
+    deliveryRetryScheduleSeconds: schedule(env, "DELIVERY_RETRY_SCHEDULE"),
+    logLevel,
+    llm: {
+      baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),
+      apiKey: str(env, "LLM_API_KEY"),
+      model: str(env, "LLM_MODEL"),
+    },
+    botReplyCost,
+  };
+}

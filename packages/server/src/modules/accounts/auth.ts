@@ -1,0 +1,33 @@
+// API key authentication, as an onRequest hook so a bad key is refused before any body is read.
+import type { FastifyRequest } from "fastify";
+import type { Db } from "../../platform/db/index.ts";
+import { AppError } from "../../platform/errors.ts";
+import { findAccountByKeyHash } from "./repo.ts";
+import { hashApiKey, sameHash } from "./service.ts";
+
+function firstString(v: unknown): string | undefined {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v) && typeof v[0] === "string") return v[0];
+  return undefined;
+}
+
+export function createAuthHook(db: Db) {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    request.auth = null;
+    // Everything under /v1/ needs a key unless the route says otherwise; docs and health do not.
+    const mode = request.routeOptions.config?.auth ?? (request.routeOptions.url?.startsWith("/v1/") ? "query-or-header" : "none");
+    if (mode === "none") return;
+    const header = firstString(request.headers["x-api-key"]);
+    const query = firstString((request.query as Record<string, unknown> | undefined)?.apiKey);
+    // The credits endpoint takes only the header: a key in the query string is ignored there.
+    const key = mode === "header" ? header : (query ?? header);
+    if (!key) {
+      const where = mode === "header" ? "the x-api-key header" : "the apiKey query parameter";
+      throw new AppError("UNAUTHORIZED", `Missing API key: send it in ${where}`);
+    }
+    const keyHash = hashApiKey(key);
+    const found = await findAccountByKeyHash(db.kysely, keyHash);
+    if (!found || !sameHash(found.keyHash, keyHash)) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    request.auth = { account: found.account, keyId: found.keyId };
+  };
+}

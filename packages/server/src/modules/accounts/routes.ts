@@ -1,0 +1,19 @@
+import type { AppContext } from "../../context.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
+import { errorResponses } from "../../platform/http/openapi.ts";
+import { AccountSettings } from "./schemas.ts";
+import { settingsView } from "./service.ts";
+
+export function accountRoutes(app: App, _ctx: AppContext): void {
+  app.get(
+    "/v1/account",
+    {
+      schema: {
+        summary: "The calling account's settings (extension)",
+        tags: ["account"],
+        response: { 200: AccountSettings, ...errorResponses(401, 429) },
+      },
+    },
+    async (request) => settingsView(accountOf(request)),
+  );
+}

@@ -1,0 +1,223 @@
+// Account rules: creation (with owner user, API key, webhook secret and default bot campaign),
+// settings, key rotation. Used by the CLI now and by the web app later.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash as argon2Hash } from "@node-rs/argon2";
+import type { Db } from "../../platform/db/index.ts";
+import { isUniqueViolation } from "../../platform/db/index.ts";
+import type { AccountRow, AccountUpdate } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
+import { isValidEmail, normaliseEmail } from "../../platform/text.ts";
+import * as repo from "./repo.ts";
+
+export const API_KEY_PREFIX = "pk_live_";
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export const DEFAULT_FALLBACK_MESSAGE = "Thanks for your message! A team member will reply shortly.";
+
+/** 32 base62 characters ≈ 190 bits of randomness (rejection sampling keeps them uniform). */
+export function generateApiKey(): string {
+  let out = "";
+  while (out.length < 32) {
+    for (const byte of randomBytes(48)) {
+      if (byte < 248 && out.length < 32) out += BASE62[byte % 62];
+    }
+  }
+  return API_KEY_PREFIX + out;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** Constant-time equality of two hex digests. */
+export function sameHash(a: string, b: string): boolean {
+  const ba = Buffer.from(a, "hex");
+  const bb = Buffer.from(b, "hex");
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+/** Standard Webhooks secret: "whsec_" + base64 of 24 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+export interface CreateAccountInput {
+  email: string;
+  password: string;
+  name?: string | null;
+  kind: "standard" | "agency" | "subaccount";
+  parentAccountId?: string | null;
+  /** Whole credits (may carry two decimals). */
+  credits?: number;
+}
+
+export interface CreatedAccount {
+  accountId: string;
+  userId: string;
+  apiKey: string;
+  webhookSecret: string;
+}
+
+export async function createAccount(db: Db, input: CreateAccountInput): Promise<CreatedAccount> {
+  const email = normaliseEmail(input.email);
+  if (!isValidEmail(email)) throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
+  if (input.password.length < 8) throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
+  const credits = toHundredths(input.credits ?? 0);
+  const now = Date.now();
+  const accountId = newId("account");
+  const userId = newId("user");
+  const apiKey = generateApiKey();
+  const webhookSecret = generateWebhookSecret();
+  const passwordHash = await argon2Hash(input.password);
+  try {
+    await db.kysely.transaction().execute(async (trx) => {
+      await repo.insertAccount(trx, {
+        id: accountId,
+        name: input.name?.trim() || email,
+        email,
+        kind: input.kind,
+        parent_account_id: input.parentAccountId ?? null,
+        credits,
+        bot_active: 1,
+        webhook_url: null,
+        webhook_secret: webhookSecret,
+        events_webhook_url: null,
+        llm_base_url: null,
+        llm_api_key: null,
+        llm_model: null,
+        auto_recharge_threshold: null,
+        auto_recharge_amount: null,
+        auto_recharge_armed: 1,
+        created_at: now,
+        updated_at: now,
+      });
+      await repo.insertUser(trx, accountId, { id: userId, email, passwordHash, role: "owner" });
+      await repo.replaceApiKey(trx, accountId, {
+        id: newId("apiKey"),
+        hash: hashApiKey(apiKey),
+        prefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
+      });
+      if (credits > 0) {
+        await trx
+          .insertInto("credit_transactions")
+          .values({
+            id: newId("creditTransaction"),
+            account_id: accountId,
+            amount: credits,
+            balance_after: credits,
+            description: "Initial credits",
+            kind: "adjustment",
+            message_id: null,
+            created_at: now,
+          })
+          .execute();
+      }
+      // Every account starts with a live default campaign so the bot can answer from day one.
+      await trx
+        .insertInto("campaigns")
+        .values({
+          id: newId("campaign"),
+          account_id: accountId,
+          name: "Default",
+          status: "live",
+          instructions: "",
+          knowledge: "[]",
+          keywords: "[]",
+          fallback_message: DEFAULT_FALLBACK_MESSAGE,
+          engine: "auto",
+          model: null,
+          is_default: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("ACCOUNT_EXISTS", `an account with e-mail ${email} already exists`);
+    throw err;
+  }
+  return { accountId, userId, apiKey, webhookSecret };
+}
+
+/** Generating a key replaces the previous one in the same transaction: the old key fails at once. */
+export async function rotateApiKey(db: Db, accountId: string): Promise<string> {
+  const apiKey = generateApiKey();
+  await db.kysely.transaction().execute(async (trx) => {
+    await repo.replaceApiKey(trx, accountId, {
+      id: newId("apiKey"),
+      hash: hashApiKey(apiKey),
+      prefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
+    });
+  });
+  return apiKey;
+}
+
+export async function rotateWebhookSecret(db: Db, accountId: string): Promise<string> {
+  const secret = generateWebhookSecret();
+  await repo.updateAccount(db.kysely, accountId, { webhook_secret: secret });
+  return secret;
+}
+
+export async function requireAccountByEmail(db: Db, email: string): Promise<AccountRow> {
+  const account = await repo.findAccountByEmail(db.kysely, normaliseEmail(email));
+  if (!account) throw new AppError("NOT_FOUND", `no account with e-mail ${email}`);
+  return account;
+}
+
+export function toHundredths(amount: number): number {
+  if (!Number.isFinite(amount)) throw new AppError("INVALID_AMOUNT", "amount must be a finite number");
+  const h = Math.round(amount * 100);
+  if (Math.abs(h - amount * 100) > 1e-6) throw new AppError("INVALID_AMOUNT", "amount has more than two decimals");
+  return h;
+}
+
+export function fromHundredths(h: number): number {
+  return h / 100;
+}
+
+export interface AccountSettings {
+  accountId: string;
+  name: string;
+  email: string;
+  kind: AccountRow["kind"];
+  parentAccountId: string | null;
+  credits: number;
+  botActive: boolean;
+  webhookUrl: string | null;
+  webhookSecret: string;
+  eventsWebhookUrl: string | null;
+  llm: { baseUrl: string | null; model: string | null; apiKeySet: boolean };
+  autoRecharge: { threshold: number; amount: number } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function settingsView(a: AccountRow): AccountSettings {
+  return {
+    accountId: a.id,
+    name: a.name,
+    email: a.email,
+    kind: a.kind,
+    parentAccountId: a.parent_account_id,
+    credits: fromHundredths(a.credits),
+    botActive: a.bot_active === 1,
+    webhookUrl: a.webhook_url,
+    webhookSecret: a.webhook_secret,
+    eventsWebhookUrl: a.events_webhook_url,
+    llm: { baseUrl: a.llm_base_url, model: a.llm_model, apiKeySet: a.llm_api_key !== null },
+    autoRecharge:
+      a.auto_recharge_threshold !== null && a.auto_recharge_amount !== null
+        ? { threshold: fromHundredths(a.auto_recharge_threshold), amount: fromHundredths(a.auto_recharge_amount) }
+        : null,
+    createdAt: new Date(a.created_at).toISOString(),
+    updatedAt: new Date(a.updated_at).toISOString(),
+  };
+}
+
+export async function updateSettings(db: Db, accountId: string, patch: AccountUpdate): Promise<AccountRow> {
+  await repo.updateAccount(db.kysely, accountId, patch);
+  const account = await repo.findAccountById(db.kysely, accountId);
+  if (!account) throw new AppError("NOT_FOUND", "account not found");
+  return account;
+}

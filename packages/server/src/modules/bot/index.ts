@@ -1,0 +1,5 @@
+import type { Module } from "../../context.ts";
+
+export const botModule: Module = {
+  name: "bot",
+};

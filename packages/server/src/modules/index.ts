@@ -1,0 +1,19 @@
+// Every domain module, in registration order. Each folder owns its routes, schemas, rules and SQL.
+import type { Module } from "../context.ts";
+import { accountsModule } from "./accounts/index.ts";
+import { botModule } from "./bot/index.ts";
+import { contactsModule } from "./contacts/index.ts";
+import { creditsModule } from "./credits/index.ts";
+import { deliveryModule } from "./delivery/index.ts";
+import { listsModule } from "./lists/index.ts";
+import { messagingModule } from "./messaging/index.ts";
+
+export const MODULES: Module[] = [
+  accountsModule,
+  contactsModule,
+  listsModule,
+  messagingModule,
+  deliveryModule,
+  botModule,
+  creditsModule,
+];

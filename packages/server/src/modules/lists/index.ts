@@ -1,0 +1,5 @@
+import type { Module } from "../../context.ts";
+
+export const listsModule: Module = {
+  name: "lists",
+};

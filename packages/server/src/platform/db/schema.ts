@@ -1,0 +1,234 @@
+// Table types for Kysely. One schema for SQLite and PostgreSQL, so only portable column types:
+// text, integer/bigint (times are epoch milliseconds, credits are hundredths), booleans as 0/1,
+// JSON as text.
+import type { Insertable, Selectable, Updateable } from "kysely";
+
+export type Bool = 0 | 1;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  email: string;
+  kind: "standard" | "agency" | "subaccount";
+  parent_account_id: string | null;
+  /** Hundredths of a credit. */
+  credits: number;
+  bot_active: Bool;
+  webhook_url: string | null;
+  webhook_secret: string;
+  events_webhook_url: string | null;
+  llm_base_url: string | null;
+  llm_api_key: string | null;
+  llm_model: string | null;
+  /** Hundredths; null = auto-recharge off. */
+  auto_recharge_threshold: number | null;
+  auto_recharge_amount: number | null;
+  /** 1 while the next crossing below the threshold may fire an event. */
+  auto_recharge_armed: Bool;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  role: "owner" | "member";
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  /** One active key per account: rotating replaces the row, so the old hash is gone at once. */
+  account_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: number;
+}
+
+export interface JobsTable {
+  id: string;
+  type: string;
+  account_id: string | null;
+  payload: string;
+  status: "queued" | "running" | "dead";
+  run_at: number;
+  attempts: number;
+  max_attempts: number;
+  lease_until: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContactsTable {
+  id: string;
+  account_id: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  email: string | null;
+  /** The sender id on a custom channel (`fromId`). */
+  external_id: string | null;
+  bot_active: Bool;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ListsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ListMembersTable {
+  list_id: string;
+  contact_id: string;
+  account_id: string;
+  created_at: number;
+}
+
+export interface ConversationsTable {
+  id: string;
+  account_id: string;
+  contact_id: string;
+  channel: string | null;
+  campaign_id: string | null;
+  bot_paused: Bool;
+  human_alert: Bool;
+  human_alert_reason: string | null;
+  last_message_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  contact_id: string;
+  direction: "inbound" | "outbound";
+  type: "text" | "reaction";
+  sender: "contact" | "bot" | "human" | "api";
+  body: string;
+  status: string;
+  channel: string | null;
+  campaign_id: string | null;
+  /** The client's messageSid for inbound messages; unique per account. */
+  external_id: string | null;
+  from_id: string | null;
+  to_id: string | null;
+  reaction_to_message_id: string | null;
+  reaction_to_external_id: string | null;
+  media_url: string | null;
+  media_content_type: string | null;
+  media_state: "pending" | "stored" | "rejected" | null;
+  media_size: number | null;
+  media_sha256: string | null;
+  media_reason: string | null;
+  /** JSON: the last delivery error, when Failed. */
+  error: string | null;
+  /** The user who typed a human reply. */
+  user_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DeliveryAttemptsTable {
+  id: string;
+  account_id: string;
+  message_id: string | null;
+  event_id: string | null;
+  attempted_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error_class: string | null;
+  error_message: string | null;
+  response_body: string | null;
+}
+
+export interface CampaignsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: "draft" | "live" | "paused";
+  instructions: string;
+  /** JSON array of {question, answer} or {text}. */
+  knowledge: string;
+  /** JSON array of strings. */
+  keywords: string;
+  fallback_message: string;
+  engine: "auto" | "builtin" | "llm";
+  model: string | null;
+  is_default: Bool;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CreditTransactionsTable {
+  id: string;
+  account_id: string;
+  /** Hundredths, signed. */
+  amount: number;
+  balance_after: number;
+  description: string | null;
+  kind: "grant" | "bot_reply" | "adjustment";
+  message_id: string | null;
+  created_at: number;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  scope: string;
+  key: string;
+  request_hash: string;
+  status_code: number;
+  response: string;
+  created_at: number;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  /** JSON payload as sent. */
+  payload: string;
+  status: "pending" | "sent" | "failed";
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  jobs: JobsTable;
+  contacts: ContactsTable;
+  lists: ListsTable;
+  list_members: ListMembersTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+  campaigns: CampaignsTable;
+  credit_transactions: CreditTransactionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type NewAccount = Insertable<AccountsTable>;
+export type AccountUpdate = Updateable<AccountsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type ContactRow = Selectable<ContactsTable>;
+export type ListRow = Selectable<ListsTable>;
+export type ConversationRow = Selectable<ConversationsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type CreditTransactionRow = Selectable<CreditTransactionsTable>;
+export type EventRow = Selectable<EventsTable>;

@@ -1,0 +1,47 @@
+// Route-level options every route declares, and what authentication puts on the request.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from "fastify";
+import type { AccountRow } from "../db/schema.ts";
+import type { ErrorForm } from "../errors.ts";
+
+/**
+ * `query-or-header`: `apiKey` query parameter or `x-api-key` header (the default for /v1).
+ * `header`: only the `x-api-key` header (the credits grant endpoint).
+ * `none`: public (health, docs).
+ */
+export type AuthMode = "query-or-header" | "header" | "none";
+
+export interface AuthContext {
+  account: AccountRow;
+  keyId: string;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    errorForm?: ErrorForm;
+  }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The authenticated account, for handlers of routes whose auth is not `none`. */
+export function accountOf(request: { auth: AuthContext | null }): AccountRow {
+  if (!request.auth) throw new Error("route reached without authentication");
+  return request.auth.account;
+}

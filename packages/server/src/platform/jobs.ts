@@ -1,0 +1,285 @@
+// The transactional outbox: jobs are rows written in the same transaction as the data they act on,
+// then claimed by workers with a lease. At-least-once: a worker that dies leaves its jobs to be
+// claimed again once the lease expires, so handlers must be idempotent.
+import { randomUUID } from "node:crypto";
+import { type Kysely, type Transaction, sql } from "kysely";
+import type { FastifyBaseLogger } from "fastify";
+import type { Db } from "./db/index.ts";
+import type { Database, JobRow } from "./db/schema.ts";
+import { newId } from "./ids.ts";
+
+export interface JobInput {
+  type: string;
+  accountId?: string | null;
+  payload: unknown;
+  /** Epoch ms; default now. */
+  runAt?: number;
+  maxAttempts?: number;
+}
+
+export interface JobContext {
+  id: string;
+  type: string;
+  accountId: string | null;
+  /** 1 on the first run. */
+  attempt: number;
+  maxAttempts: number;
+  log: FastifyBaseLogger;
+}
+
+/** A handler returns nothing when done, or asks to run again at a given time (its own schedule). */
+export type JobResult = undefined | { retryAt: number; error?: string } | { dead: true; error: string };
+export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<JobResult | undefined>;
+
+export const DEFAULT_MAX_ATTEMPTS = 10;
+
+export async function enqueueJobs(db: Kysely<Database> | Transaction<Database>, jobs: JobInput[]): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const now = Date.now();
+  const rows = jobs.map((j) => ({
+    id: newId("job"),
+    type: j.type,
+    account_id: j.accountId ?? null,
+    payload: JSON.stringify(j.payload ?? null),
+    status: "queued" as const,
+    run_at: j.runAt ?? now,
+    attempts: 0,
+    max_attempts: j.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    lease_until: null,
+    locked_by: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  }));
+  await db.insertInto("jobs").values(rows).execute();
+  return rows.map((r) => r.id);
+}
+
+/** Exponential backoff for handlers that throw: 1 s, 2 s, 4 s … capped at 10 min, ±20 % jitter. */
+export function backoffMs(attempt: number): number {
+  const base = Math.min(1000 * 2 ** Math.max(0, attempt - 1), 600_000);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export interface WorkerOptions {
+  db: Db;
+  log: FastifyBaseLogger;
+  concurrency?: number;
+  pollIntervalMs?: number;
+  leaseMs?: number;
+}
+
+export class JobWorker {
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly db: Db;
+  private readonly log: FastifyBaseLogger;
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private timer: NodeJS.Timeout | null = null;
+  private polling = false;
+  private pollAgain = false;
+  private lastRecovery = 0;
+
+  constructor(options: WorkerOptions) {
+    this.db = options.db;
+    this.log = options.log;
+    this.concurrency = options.concurrency ?? 16;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  register(type: string, handler: JobHandler): void {
+    this.handlers.set(type, handler);
+  }
+
+  get types(): string[] {
+    return [...this.handlers.keys()];
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Ask for a poll now (called after a commit that enqueued jobs). */
+  wake(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  /** Stop claiming, then wait for jobs in flight to finish. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.inFlight.size > 0 || this.polling) {
+      await Promise.allSettled([...this.inFlight]);
+      if (this.polling) await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  /**
+   * Claim and run due jobs until none is left (tests and `parley worker --once` use this).
+   * Jobs scheduled in the future are left alone.
+   */
+  async drain(maxRounds = 1000): Promise<number> {
+    let total = 0;
+    for (let round = 0; round < maxRounds; round++) {
+      await this.recoverExpiredLeases(true);
+      const claimed = await this.claim(this.concurrency);
+      if (claimed.length === 0 && this.inFlight.size === 0) return total;
+      total += claimed.length;
+      for (const job of claimed) this.track(this.execute(job));
+      await Promise.allSettled([...this.inFlight]);
+    }
+    return total;
+  }
+
+  private schedule(delay: number): void {
+    if (!this.running) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), delay);
+  }
+
+  private async poll(): Promise<void> {
+    this.timer = null;
+    if (!this.running) return;
+    this.polling = true;
+    let claimedCount = 0;
+    try {
+      await this.recoverExpiredLeases(false);
+      const free = this.concurrency - this.inFlight.size;
+      if (free > 0) {
+        const claimed = await this.claim(free);
+        claimedCount = claimed.length;
+        for (const job of claimed) this.track(this.execute(job));
+      }
+    } catch (err) {
+      this.log.error({ err }, "job poll failed");
+    } finally {
+      this.polling = false;
+    }
+    const full = this.inFlight.size >= this.concurrency;
+    const again = this.pollAgain || (claimedCount > 0 && !full);
+    this.pollAgain = false;
+    // With free slots and work found, look again at once; when full, a finishing job wakes us.
+    if (!full) this.schedule(again ? 0 : this.pollIntervalMs);
+  }
+
+  private track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => {
+      this.inFlight.delete(p);
+      if (this.running) this.schedule(0);
+    });
+  }
+
+  private async recoverExpiredLeases(force: boolean): Promise<void> {
+    const now = Date.now();
+    if (!force && now - this.lastRecovery < 1000) return;
+    this.lastRecovery = now;
+    const recovered = await this.db.kysely
+      .updateTable("jobs")
+      .set({ status: "queued", locked_by: null, lease_until: null, updated_at: now })
+      .where("status", "=", "running")
+      .where("lease_until", "<", now)
+      .executeTakeFirst();
+    if (Number(recovered.numUpdatedRows) > 0) {
+      this.log.warn({ count: Number(recovered.numUpdatedRows) }, "recovered jobs whose lease expired");
+    }
+  }
+
+  private async claim(limit: number): Promise<JobRow[]> {
+    const types = this.types;
+    if (types.length === 0 || limit <= 0) return [];
+    const now = Date.now();
+    const token = randomUUID();
+    const lock = this.db.dialect === "postgres" ? sql`for update skip locked` : sql``;
+    const result = await sql<JobRow>`
+      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
+        lease_until = ${now + this.leaseMs}, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where status = 'queued' and run_at <= ${now} and type in (${sql.join(types)})
+        order by run_at
+        limit ${limit}
+        ${lock}
+      )
+      returning *`.execute(this.db.kysely);
+    return result.rows;
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const handler = this.handlers.get(job.type);
+    const log = this.log.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
+    const ctx: JobContext = {
+      id: job.id,
+      type: job.type,
+      accountId: job.account_id,
+      attempt: job.attempts,
+      maxAttempts: job.max_attempts,
+      log,
+    };
+    let outcome: JobResult | undefined;
+    let failure: string | null = null;
+    try {
+      if (!handler) throw new Error(`no handler for job type ${job.type}`);
+      outcome = await handler(JSON.parse(job.payload), ctx);
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+      log.warn({ err }, "job failed");
+    }
+    const now = Date.now();
+    const mine = (q: ReturnType<typeof this.jobsOf>) => q.where("id", "=", job.id).where("locked_by", "=", job.locked_by);
+    try {
+      if (failure === null && outcome === undefined) {
+        await this.db.kysely.deleteFrom("jobs").where("id", "=", job.id).where("locked_by", "=", job.locked_by).execute();
+      } else if (outcome && "dead" in outcome) {
+        await mine(this.jobsOf())
+          .set({ status: "dead", last_error: outcome.error, lease_until: null, locked_by: null, updated_at: now })
+          .execute();
+      } else if (outcome && "retryAt" in outcome) {
+        await mine(this.jobsOf())
+          .set({
+            status: "queued",
+            run_at: outcome.retryAt,
+            last_error: outcome.error ?? null,
+            lease_until: null,
+            locked_by: null,
+            updated_at: now,
+          })
+          .execute();
+      } else if (job.attempts >= job.max_attempts) {
+        log.error({ error: failure }, "job gave up after its last attempt");
+        await mine(this.jobsOf())
+          .set({ status: "dead", last_error: failure, lease_until: null, locked_by: null, updated_at: now })
+          .execute();
+      } else {
+        await mine(this.jobsOf())
+          .set({
+            status: "queued",
+            run_at: now + backoffMs(job.attempts),
+            last_error: failure,
+            lease_until: null,
+            locked_by: null,
+            updated_at: now,
+          })
+          .execute();
+      }
+    } catch (err) {
+      // The lease will expire and the job will run again: at-least-once.
+      log.error({ err }, "could not record job outcome");
+    }
+  }
+
+  private jobsOf() {
+    return this.db.kysely.updateTable("jobs");
+  }
+}
