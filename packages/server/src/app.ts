@@ -19,6 +19,7 @@ import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
 import { JobWorker } from "./platform/jobs.ts";
 import { createLogger } from "./platform/logging.ts";
+import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import type { TlsMaterial } from "./platform/tls.ts";
 
 export const VERSION = "0.1.0";
@@ -57,7 +58,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : `req_${randomBytes(10).toString("hex")}`;
+      return typeof given === "string" && REQUEST_ID.test(given)
+        ? given
+        : `req_${randomBytes(10).toString("hex")}`;
     },
     forceCloseConnections: "idle",
     return503OnClosing: true,
@@ -71,20 +74,25 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await db.migrate();
   const worker = new JobWorker({ db, log: logger.child({ component: "worker" }), ...options.worker });
-  const ctx: AppContext = { config, db, worker, log: logger };
+  const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
+  const ctx: AppContext = { config, db, worker, log: logger, fetcher };
   const modules = options.modules ?? MODULES;
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     // Behind a TLS-terminating proxy, only requests that arrived over HTTPS are served.
     if (config.trustProxy && !isHealthRoute(request)) {
-      const proto = String(request.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim();
+      const proto = String(request.headers["x-forwarded-proto"] ?? "")
+        .split(",")[0]
+        ?.trim();
       if (proto !== "https") throw new AppError("HTTPS_REQUIRED", "Only HTTPS is accepted");
     }
   });
   app.addHook("onRequest", createAuthHook(db));
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
+    : null;
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,
@@ -93,9 +101,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     enableDraftSpec: true,
     ...(redis ? { redis, nameSpace: "parley-rl:" } : {}),
     // Per API key; unauthenticated routes (docs) per client address.
-    keyGenerator: (request: FastifyRequest) => (request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`),
+    keyGenerator: (request: FastifyRequest) =>
+      request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) =>
-      new AppError("RATE_LIMITED", `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`),
+      new AppError(
+        "RATE_LIMITED",
+        `Rate limit of ${context.max} requests per minute exceeded; retry in ${context.after}`,
+      ),
   });
 
   await app.register(swagger, {
@@ -106,8 +118,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         version: VERSION,
         description:
           "Messaging and contact-management API with an AI bot. Authenticate with the `apiKey` query parameter " +
-          "(or the `x-api-key` header). Errors use the structured form `{\"error\":{\"code\",\"message\"}}` except " +
-          "on /v1/incoming_custom_channel_message, which answers `{\"error\":\"…\"}`. Error codes: " +
+          '(or the `x-api-key` header). Errors use the structured form `{"error":{"code","message"}}` except ' +
+          'on /v1/incoming_custom_channel_message, which answers `{"error":"…"}`. Error codes: ' +
           ERROR_CODES.map((c) => `${c} (${ERROR_STATUS[c]})`).join(", "),
       },
       servers: [{ url: "/" }],
@@ -125,15 +137,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get("/healthz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async () => ({
     status: "ok",
   }));
-  app.get("/readyz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await db.ping();
-      return { status: "ok", database: db.dialect };
-    } catch {
-      return reply.code(503).send({ status: "unavailable", database: db.dialect });
-    }
-  });
-  app.get("/v1/openapi.json", { config: { auth: "none" }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    "/readyz",
+    { config: { auth: "none", rateLimit: false }, schema: { hide: true } },
+    async (_req, reply) => {
+      try {
+        await db.ping();
+        return { status: "ok", database: db.dialect };
+      } catch {
+        return reply.code(503).send({ status: "unavailable", database: db.dialect });
+      }
+    },
+  );
+  app.get("/v1/openapi.json", { config: { auth: "none" }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   for (const mod of modules) {
     await mod.routes?.(app, ctx);
@@ -158,6 +176,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await app.close();
       await worker.stop();
       for (const mod of modules) await mod.close?.();
+      await fetcher.close();
       if (redis) redis.disconnect();
       await db.close();
     },

@@ -10,6 +10,7 @@ import { AppError } from "./platform/errors.ts";
 import { startHttpRefuser } from "./platform/http/refuser.ts";
 import { JobWorker } from "./platform/jobs.ts";
 import { createLogger } from "./platform/logging.ts";
+import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import { loadTls } from "./platform/tls.ts";
 
 const USAGE = `Usage: parley <command> [options]
@@ -37,11 +38,21 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   const refuser = config.httpPort !== null ? await startHttpRefuser(config.host, config.httpPort) : null;
   if (withWorker) worker.start();
   app.log.info(
-    { port: config.port, httpPort: config.httpPort, worker: withWorker, database: parley.db.dialect, selfSigned: tls.selfSigned },
+    {
+      port: config.port,
+      httpPort: config.httpPort,
+      worker: withWorker,
+      database: parley.db.dialect,
+      selfSigned: tls.selfSigned,
+    },
     "parley is serving",
   );
   const address = app.server.address();
-  print({ status: "serving", url: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}`, worker: withWorker });
+  print({
+    status: "serving",
+    url: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}`,
+    worker: withWorker,
+  });
   onShutdown(async () => {
     await refuser?.close();
     await parley.close();
@@ -56,7 +67,10 @@ async function runWorker(config: Config): Promise<void> {
   onShutdown(() => parley.close(), parley.app.log);
 }
 
-function onShutdown(close: () => Promise<void>, log: { info(o: object, m: string): void; error(o: object, m: string): void }): void {
+function onShutdown(
+  close: () => Promise<void>,
+  log: { info(o: object, m: string): void; error(o: object, m: string): void },
+): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -82,7 +96,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (first === "serve") {
-    const { values } = parseArgs({ args: argv.slice(1), options: { "no-worker": { type: "boolean" } }, strict: true });
+    const { values } = parseArgs({
+      args: argv.slice(1),
+      options: { "no-worker": { type: "boolean" } },
+      strict: true,
+    });
     return serve(config, !values["no-worker"]);
   }
   if (first === "worker") return runWorker(config);
@@ -97,7 +115,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const commands = new Map<string, CliCommand>();
-  for (const mod of MODULES) for (const [name, cmd] of Object.entries(mod.commands ?? {})) commands.set(name, cmd);
+  for (const mod of MODULES)
+    for (const [name, cmd] of Object.entries(mod.commands ?? {})) commands.set(name, cmd);
   const name = `${first} ${second ?? ""}`.trim();
   const command = commands.get(name);
   if (!command) fail(`unknown command "${name}"\n\n${USAGE}`, 2);
@@ -108,7 +127,20 @@ async function main(argv: string[]): Promise<void> {
     const log = createLogger("silent");
     // Commands that enqueue jobs wake nothing here: a running worker polls the jobs table.
     const worker = new JobWorker({ db, log });
-    print(await command.run(values as Record<string, string | boolean | undefined>, { config, db, worker, log }));
+    const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs });
+    try {
+      print(
+        await command.run(values as Record<string, string | boolean | undefined>, {
+          config,
+          db,
+          worker,
+          log,
+          fetcher,
+        }),
+      );
+    } finally {
+      await fetcher.close();
+    }
   } finally {
     await db.close();
   }
@@ -116,6 +148,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof AppError) fail(err.message);
-  if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) fail(err.message, 2);
+  if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))
+    fail(err.message, 2);
   fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
 });

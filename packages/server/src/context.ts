@@ -3,14 +3,17 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "./config.ts";
 import type { Db } from "./platform/db/index.ts";
-import type { JobWorker } from "./platform/jobs.ts";
 import type { App } from "./platform/http/types.ts";
+import type { JobWorker } from "./platform/jobs.ts";
+import type { SafeFetcher } from "./platform/safe-fetch.ts";
 
 export interface AppContext {
   config: Config;
   db: Db;
   worker: JobWorker;
   log: FastifyBaseLogger;
+  /** Outbound HTTP through the SSRF guard (attachments, webhooks), one keep-alive pool. */
+  fetcher: SafeFetcher;
 }
 
 export type CliValues = Record<string, string | boolean | undefined>;

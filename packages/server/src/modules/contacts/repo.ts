@@ -1,0 +1,110 @@
+// Contacts SQL. Every function takes the account id first; another account's row is never seen.
+import type { Kysely, Transaction } from "kysely";
+import type { ContactRow, Database } from "../../platform/db/schema.ts";
+import { newId } from "../../platform/ids.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export async function findContactById(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", contactId)
+    .executeTakeFirst();
+}
+
+export async function findContactByExternalId(
+  db: Q,
+  accountId: string,
+  externalId: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("external_id", "=", externalId)
+    .executeTakeFirst();
+}
+
+export async function findContactByPhone(
+  db: Q,
+  accountId: string,
+  phoneE164: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("phone", "=", phoneE164)
+    .executeTakeFirst();
+}
+
+export interface ExternalContactInput {
+  externalId: string;
+  /** E.164 when the external id is a phone number. */
+  phone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  email: string | null;
+}
+
+/**
+ * The contact of a custom-channel sender: found by (account, fromId), else adopted by phone (a contact
+ * created through POST /contacts with that number), else created. Unique indexes decide under
+ * concurrency: the insert does nothing on conflict and the winner's row is read back.
+ */
+export async function findOrCreateContactByExternalId(
+  db: Q,
+  accountId: string,
+  input: ExternalContactInput,
+): Promise<{ contact: ContactRow; created: boolean }> {
+  const existing = await findContactByExternalId(db, accountId, input.externalId);
+  if (existing) return { contact: existing, created: false };
+  const now = Date.now();
+  if (input.phone) {
+    const byPhone = await findContactByPhone(db, accountId, input.phone);
+    if (byPhone && byPhone.external_id === null) {
+      await db
+        .updateTable("contacts")
+        .set({ external_id: input.externalId, updated_at: now })
+        .where("account_id", "=", accountId)
+        .where("id", "=", byPhone.id)
+        .where("external_id", "is", null)
+        .execute();
+      const adopted = await findContactByExternalId(db, accountId, input.externalId);
+      if (adopted) return { contact: adopted, created: false };
+    }
+  }
+  const id = newId("contact");
+  const insert = (phone: string | null) =>
+    db
+      .insertInto("contacts")
+      .values({
+        id,
+        account_id: accountId,
+        first_name: input.firstName,
+        last_name: input.lastName,
+        phone,
+        email: input.email,
+        external_id: input.externalId,
+        bot_active: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  await insert(input.phone);
+  let row = await findContactByExternalId(db, accountId, input.externalId);
+  if (!row && input.phone) {
+    // The phone belongs to another contact (e.g. one with another fromId): keep it there.
+    await insert(null);
+    row = await findContactByExternalId(db, accountId, input.externalId);
+  }
+  if (!row) throw new Error("contact upsert found no row after insert");
+  return { contact: row, created: row.id === id };
+}

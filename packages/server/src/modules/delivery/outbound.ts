@@ -1,0 +1,105 @@
+// How any part of Parley sends something out, inside the caller's transaction: an outbound message
+// (bot reply, a person's reply, an API send) or an account event (auto-recharge, human alert). Both
+// only write rows and enqueue a job; the delivery jobs do the HTTP work after the commit.
+import type { Kysely, Transaction } from "kysely";
+import type { Database, MessageRow } from "../../platform/db/schema.ts";
+import { newId } from "../../platform/ids.ts";
+import { enqueueJobs } from "../../platform/jobs.ts";
+import { insertMessage, touchConversation } from "../messaging/repo.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export const DELIVERY_JOB = "delivery";
+export const EVENT_DELIVERY_JOB = "event.delivery";
+
+export interface OutboundMessageInput {
+  conversationId: string;
+  contactId: string;
+  body: string;
+  sender: "bot" | "human" | "api";
+  /** The custom channel label; the contact's fromId becomes the event's toId. */
+  channel: string | null;
+  toId: string | null;
+  campaignId?: string | null;
+  /** The person who typed a human reply. */
+  userId?: string | null;
+  /** Set when the message must be unique (a bot reply to one inbound message uses "bot:<inboundId>"). */
+  externalId?: string | null;
+  at?: number;
+}
+
+/** Stores the outbound message as `pending` and queues its delivery, in the caller's transaction. */
+export async function createOutboundMessage(
+  db: Q,
+  accountId: string,
+  input: OutboundMessageInput,
+): Promise<MessageRow> {
+  const now = input.at ?? Date.now();
+  const row: MessageRow = {
+    id: newId("message"),
+    account_id: accountId,
+    conversation_id: input.conversationId,
+    contact_id: input.contactId,
+    direction: "outbound",
+    type: "text",
+    sender: input.sender,
+    body: input.body,
+    status: "pending",
+    channel: input.channel,
+    campaign_id: input.campaignId ?? null,
+    external_id: input.externalId ?? null,
+    from_id: null,
+    to_id: input.toId,
+    reaction_to_message_id: null,
+    reaction_to_external_id: null,
+    media_url: null,
+    media_content_type: null,
+    media_state: null,
+    media_size: null,
+    media_sha256: null,
+    media_reason: null,
+    error: null,
+    user_id: input.userId ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertMessage(db, row);
+  await touchConversation(db, accountId, input.conversationId, now);
+  // Delivery keeps its own retry schedule; the job's own attempt cap is only a safety net.
+  await enqueueJobs(db, [
+    { type: DELIVERY_JOB, accountId, payload: { messageId: row.id }, maxAttempts: 100 },
+  ]);
+  return row;
+}
+
+/**
+ * Records an account event (e.g. `subaccount.auto_recharge`, `conversation.human_alert`) and queues its
+ * signed delivery to the account's events webhook URL. The payload is stored as sent, so every retry
+ * carries the same body (and the same idempotency_key when it has one).
+ */
+export async function enqueueAccountEvent(
+  db: Q,
+  accountId: string,
+  type: string,
+  payload: Record<string, unknown>,
+  at: number = Date.now(),
+): Promise<string> {
+  const id = newId("event");
+  await db
+    .insertInto("events")
+    .values({
+      id,
+      account_id: accountId,
+      type,
+      payload: JSON.stringify({ type, ...payload }),
+      status: "pending",
+      error: null,
+      created_at: at,
+      updated_at: at,
+    })
+    .execute();
+  await enqueueJobs(db, [
+    { type: EVENT_DELIVERY_JOB, accountId, payload: { eventId: id }, maxAttempts: 100 },
+  ]);
+  return id;
+}

@@ -1,0 +1,147 @@
+// Conversations, messages and their delivery attempts. Account id first in every function.
+import type { Insertable, Kysely, Transaction } from "kysely";
+import type {
+  ConversationRow,
+  Database,
+  DeliveryAttemptRow,
+  MessageRow,
+  MessagesTable,
+} from "../../platform/db/schema.ts";
+import { newId } from "../../platform/ids.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+/** One conversation per contact: the same fromId always lands in the same conversation. */
+export async function findOrCreateConversation(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  channel: string | null,
+  at: number = Date.now(),
+): Promise<{ conversation: ConversationRow; created: boolean }> {
+  const find = () =>
+    db
+      .selectFrom("conversations")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("contact_id", "=", contactId)
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return { conversation: existing, created: false };
+  const id = newId("conversation");
+  await db
+    .insertInto("conversations")
+    .values({
+      id,
+      account_id: accountId,
+      contact_id: contactId,
+      channel,
+      campaign_id: null,
+      bot_paused: 0,
+      human_alert: 0,
+      human_alert_reason: null,
+      last_message_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const row = await find();
+  if (!row) throw new Error("conversation upsert found no row after insert");
+  return { conversation: row, created: row.id === id };
+}
+
+export async function findConversationById(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<ConversationRow | undefined> {
+  return db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
+}
+
+export async function touchConversation(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ last_message_at: at, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .execute();
+}
+
+export type NewMessage = Insertable<MessagesTable>;
+
+export async function insertMessage(db: Q, row: NewMessage): Promise<void> {
+  await db.insertInto("messages").values(row).execute();
+}
+
+export async function findMessageById(
+  db: Q,
+  accountId: string,
+  messageId: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .executeTakeFirst();
+}
+
+export async function findMessageByExternalId(
+  db: Q,
+  accountId: string,
+  externalId: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("external_id", "=", externalId)
+    .executeTakeFirst();
+}
+
+/** Attempts of several messages in one query (no N+1), oldest first, grouped by message id. */
+export async function attemptsByMessage(
+  db: Q,
+  accountId: string,
+  messageIds: string[],
+): Promise<Map<string, DeliveryAttemptRow[]>> {
+  const out = new Map<string, DeliveryAttemptRow[]>();
+  if (messageIds.length === 0) return out;
+  const rows = await db
+    .selectFrom("delivery_attempts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("message_id", "in", messageIds)
+    .orderBy("id")
+    .execute();
+  for (const r of rows) {
+    const list = out.get(r.message_id ?? "") ?? [];
+    list.push(r);
+    out.set(r.message_id ?? "", list);
+  }
+  return out;
+}
+
+export async function insertAttempt(
+  db: Q,
+  accountId: string,
+  attempt: Omit<DeliveryAttemptRow, "id" | "account_id">,
+): Promise<string> {
+  const id = newId("attempt");
+  await db
+    .insertInto("delivery_attempts")
+    .values({ id, account_id: accountId, ...attempt })
+    .execute();
+  return id;
+}
