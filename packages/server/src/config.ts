@@ -17,6 +17,8 @@ export interface Config {
   rateLimitPerMinute: number;
   outboundAllowCidrs: string[];
   deliveryRetryScheduleSeconds: number[];
+  /** Total timeout of one webhook delivery attempt (15 s; tests lower it). */
+  deliveryTimeoutMs: number;
   logLevel: LogLevel;
   llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
   /** Credits (in whole credits) one bot reply costs. */
@@ -63,8 +65,16 @@ function cidrs(env: Env, name: string): string[] {
     const [addr, bits, extra] = cidr.split("/");
     const family = addr ? isIP(addr) : 0;
     const maxBits = family === 6 ? 128 : 32;
-    if (!family || bits === undefined || extra !== undefined || !/^\d+$/.test(bits) || Number(bits) > maxBits) {
-      throw new ConfigError(`${name} must be a comma-separated list of CIDRs like 127.0.0.0/8, got "${cidr}"`);
+    if (
+      !family ||
+      bits === undefined ||
+      extra !== undefined ||
+      !/^\d+$/.test(bits) ||
+      Number(bits) > maxBits
+    ) {
+      throw new ConfigError(
+        `${name} must be a comma-separated list of CIDRs like 127.0.0.0/8, got "${cidr}"`,
+      );
     }
     return cidr;
   });
@@ -76,7 +86,9 @@ function schedule(env: Env, name: string): number[] {
   const parts = raw.split(",").map((p) => p.trim());
   const values = parts.map(Number);
   if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p)) || values.some((v) => v <= 0 || v > 7 * 86400)) {
-    throw new ConfigError(`${name} must be comma-separated positive seconds (at most 7 days each), got "${raw}"`);
+    throw new ConfigError(
+      `${name} must be comma-separated positive seconds (at most 7 days each), got "${raw}"`,
+    );
   }
   return values;
 }
@@ -111,8 +123,14 @@ export function loadConfig(env: Env = process.env): Config {
   const httpPort = httpPortRaw === null ? null : int(env, "HTTP_PORT", 0, 0, 65535);
   const botReplyCostRaw = str(env, "BOT_REPLY_COST") ?? "1";
   const botReplyCost = Number(botReplyCostRaw);
-  if (!Number.isFinite(botReplyCost) || botReplyCost < 0 || Math.round(botReplyCost * 100) !== botReplyCost * 100) {
-    throw new ConfigError(`BOT_REPLY_COST must be a number >= 0 with at most two decimals, got "${botReplyCostRaw}"`);
+  if (
+    !Number.isFinite(botReplyCost) ||
+    botReplyCost < 0 ||
+    Math.round(botReplyCost * 100) !== botReplyCost * 100
+  ) {
+    throw new ConfigError(
+      `BOT_REPLY_COST must be a number >= 0 with at most two decimals, got "${botReplyCostRaw}"`,
+    );
   }
   return {
     host: str(env, "HOST") ?? "0.0.0.0",
@@ -127,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 600, 1, 10_000_000),
     outboundAllowCidrs: cidrs(env, "OUTBOUND_ALLOW_CIDRS"),
     deliveryRetryScheduleSeconds: schedule(env, "DELIVERY_RETRY_SCHEDULE"),
+    deliveryTimeoutMs: int(env, "DELIVERY_TIMEOUT_MS", 15_000, 100, 15_000),
     logLevel,
     llm: {
       baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),

@@ -59,7 +59,7 @@ export function testConfig(db: TestDatabase, env: Record<string, string> = {}): 
   return loadConfig({
     DATA_DIR: db.dataDir,
     ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: "silent",
     RATE_LIMIT_PER_MINUTE: "100000",
     OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8,::1/128",
     ...env,

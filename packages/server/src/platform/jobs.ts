@@ -2,8 +2,8 @@
 // then claimed by workers with a lease. At-least-once: a worker that dies leaves its jobs to be
 // claimed again once the lease expires, so handlers must be idempotent.
 import { randomUUID } from "node:crypto";
-import { type Kysely, type Transaction, sql } from "kysely";
 import type { FastifyBaseLogger } from "fastify";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Db } from "./db/index.ts";
 import type { Database, JobRow } from "./db/schema.ts";
 import { newId } from "./ids.ts";
@@ -33,7 +33,10 @@ export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<JobResul
 
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
-export async function enqueueJobs(db: Kysely<Database> | Transaction<Database>, jobs: JobInput[]): Promise<string[]> {
+export async function enqueueJobs(
+  db: Kysely<Database> | Transaction<Database>,
+  jobs: JobInput[],
+): Promise<string[]> {
   if (jobs.length === 0) return [];
   const now = Date.now();
   const rows = jobs.map((j) => ({
@@ -237,13 +240,24 @@ export class JobWorker {
       log.warn({ err }, "job failed");
     }
     const now = Date.now();
-    const mine = (q: ReturnType<typeof this.jobsOf>) => q.where("id", "=", job.id).where("locked_by", "=", job.locked_by);
+    const mine = (q: ReturnType<typeof this.jobsOf>) =>
+      q.where("id", "=", job.id).where("locked_by", "=", job.locked_by);
     try {
       if (failure === null && outcome === undefined) {
-        await this.db.kysely.deleteFrom("jobs").where("id", "=", job.id).where("locked_by", "=", job.locked_by).execute();
+        await this.db.kysely
+          .deleteFrom("jobs")
+          .where("id", "=", job.id)
+          .where("locked_by", "=", job.locked_by)
+          .execute();
       } else if (outcome && "dead" in outcome) {
         await mine(this.jobsOf())
-          .set({ status: "dead", last_error: outcome.error, lease_until: null, locked_by: null, updated_at: now })
+          .set({
+            status: "dead",
+            last_error: outcome.error,
+            lease_until: null,
+            locked_by: null,
+            updated_at: now,
+          })
           .execute();
       } else if (outcome && "retryAt" in outcome) {
         await mine(this.jobsOf())

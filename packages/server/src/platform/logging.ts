@@ -23,7 +23,13 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
         censor: "[REDACTED]",
       },
       serializers: {
-        req(req: { id?: string; method?: string; url?: string; headers?: Record<string, unknown>; ip?: string }) {
+        req(req: {
+          id?: string;
+          method?: string;
+          url?: string;
+          headers?: Record<string, unknown>;
+          ip?: string;
+        }) {
           return {
             id: req.id,
             method: req.method,

@@ -25,7 +25,11 @@ export async function loadTls(options: {
   const certFile = path.join(dir, "self-signed.crt");
   const keyFile = path.join(dir, "self-signed.key");
   if (fs.existsSync(certFile) && fs.existsSync(keyFile)) {
-    return { cert: fs.readFileSync(certFile, "utf8"), key: fs.readFileSync(keyFile, "utf8"), selfSigned: true };
+    return {
+      cert: fs.readFileSync(certFile, "utf8"),
+      key: fs.readFileSync(keyFile, "utf8"),
+      selfSigned: true,
+    };
   }
   const now = new Date();
   const pems = await generate([{ name: "commonName", value: "localhost" }], {

@@ -15,7 +15,9 @@ export function createAuthHook(db: Db) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     request.auth = null;
     // Everything under /v1/ needs a key unless the route says otherwise; docs and health do not.
-    const mode = request.routeOptions.config?.auth ?? (request.routeOptions.url?.startsWith("/v1/") ? "query-or-header" : "none");
+    const mode =
+      request.routeOptions.config?.auth ??
+      (request.routeOptions.url?.startsWith("/v1/") ? "query-or-header" : "none");
     if (mode === "none") return;
     const header = firstString(request.headers["x-api-key"]);
     const query = firstString((request.query as Record<string, unknown> | undefined)?.apiKey);

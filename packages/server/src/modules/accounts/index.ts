@@ -15,7 +15,8 @@ import { validateWebhookUrl } from "./webhook-url.ts";
 
 function required(values: CliValues, name: string): string {
   const v = values[name];
-  if (typeof v !== "string" || v.trim() === "") throw new AppError("VALIDATION_ERROR", `--${name} is required`);
+  if (typeof v !== "string" || v.trim() === "")
+    throw new AppError("VALIDATION_ERROR", `--${name} is required`);
   return v;
 }
 
@@ -49,11 +50,13 @@ export const accountsModule: Module = {
         credits: { type: "string" },
       },
       async run(values, { db }) {
-        if (values.agency && values.parent) throw new AppError("VALIDATION_ERROR", "--agency and --parent exclude each other");
+        if (values.agency && values.parent)
+          throw new AppError("VALIDATION_ERROR", "--agency and --parent exclude each other");
         let parentAccountId: string | null = null;
         if (typeof values.parent === "string") {
           const parent = await requireAccountByEmail(db, values.parent);
-          if (parent.kind !== "agency") throw new AppError("NOT_AGENCY", `${values.parent} is not an agency account`);
+          if (parent.kind !== "agency")
+            throw new AppError("NOT_AGENCY", `${values.parent} is not an agency account`);
           parentAccountId = parent.id;
         }
         return createAccount(db, {
@@ -87,7 +90,9 @@ export const accountsModule: Module = {
         const patch: AccountUpdate = {};
         const webhookUrl = values["webhook-url"];
         if (typeof webhookUrl === "string") {
-          patch.webhook_url = clearing(webhookUrl) ? null : await validateWebhookUrl(webhookUrl, config.outboundAllowCidrs);
+          patch.webhook_url = clearing(webhookUrl)
+            ? null
+            : await validateWebhookUrl(webhookUrl, config.outboundAllowCidrs);
         }
         const eventsUrl = values["events-webhook-url"];
         if (typeof eventsUrl === "string") {
@@ -96,7 +101,8 @@ export const accountsModule: Module = {
             : await validateWebhookUrl(eventsUrl, config.outboundAllowCidrs, "events webhook URL");
         }
         if (values.bot !== undefined) {
-          if (values.bot !== "on" && values.bot !== "off") throw new AppError("VALIDATION_ERROR", "--bot must be on or off");
+          if (values.bot !== "on" && values.bot !== "off")
+            throw new AppError("VALIDATION_ERROR", "--bot must be on or off");
           patch.bot_active = values.bot === "on" ? 1 : 0;
         }
         const llmBaseUrl = values["llm-base-url"];

@@ -63,7 +63,13 @@ export async function replaceApiKey(
   await db.deleteFrom("api_keys").where("account_id", "=", accountId).execute();
   await db
     .insertInto("api_keys")
-    .values({ id: key.id, account_id: accountId, key_hash: key.hash, key_prefix: key.prefix, created_at: Date.now() })
+    .values({
+      id: key.id,
+      account_id: accountId,
+      key_hash: key.hash,
+      key_prefix: key.prefix,
+      created_at: Date.now(),
+    })
     .execute();
 }
 

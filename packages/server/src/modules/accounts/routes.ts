@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context.ts";
-import { type App, accountOf } from "../../platform/http/types.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
 import { AccountSettings } from "./schemas.ts";
 import { settingsView } from "./service.ts";
 

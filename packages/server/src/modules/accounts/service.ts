@@ -61,8 +61,10 @@ export interface CreatedAccount {
 
 export async function createAccount(db: Db, input: CreateAccountInput): Promise<CreatedAccount> {
   const email = normaliseEmail(input.email);
-  if (!isValidEmail(email)) throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
-  if (input.password.length < 8) throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
+  if (!isValidEmail(email))
+    throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
+  if (input.password.length < 8)
+    throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
   const credits = toHundredths(input.credits ?? 0);
   const now = Date.now();
   const accountId = newId("account");
@@ -134,7 +136,8 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
         .execute();
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("ACCOUNT_EXISTS", `an account with e-mail ${email} already exists`);
+    if (isUniqueViolation(err))
+      throw new AppError("ACCOUNT_EXISTS", `an account with e-mail ${email} already exists`);
     throw err;
   }
   return { accountId, userId, apiKey, webhookSecret };
@@ -168,7 +171,8 @@ export async function requireAccountByEmail(db: Db, email: string): Promise<Acco
 export function toHundredths(amount: number): number {
   if (!Number.isFinite(amount)) throw new AppError("INVALID_AMOUNT", "amount must be a finite number");
   const h = Math.round(amount * 100);
-  if (Math.abs(h - amount * 100) > 1e-6) throw new AppError("INVALID_AMOUNT", "amount has more than two decimals");
+  if (Math.abs(h - amount * 100) > 1e-6)
+    throw new AppError("INVALID_AMOUNT", "amount has more than two decimals");
   return h;
 }
 
@@ -208,7 +212,10 @@ export function settingsView(a: AccountRow): AccountSettings {
     llm: { baseUrl: a.llm_base_url, model: a.llm_model, apiKeySet: a.llm_api_key !== null },
     autoRecharge:
       a.auto_recharge_threshold !== null && a.auto_recharge_amount !== null
-        ? { threshold: fromHundredths(a.auto_recharge_threshold), amount: fromHundredths(a.auto_recharge_amount) }
+        ? {
+            threshold: fromHundredths(a.auto_recharge_threshold),
+            amount: fromHundredths(a.auto_recharge_amount),
+          }
         : null,
     createdAt: new Date(a.created_at).toISOString(),
     updatedAt: new Date(a.updated_at).toISOString(),

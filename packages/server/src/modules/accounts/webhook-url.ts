@@ -6,7 +6,11 @@ import ipaddr from "ipaddr.js";
 import { AppError } from "../../platform/errors.ts";
 import { checkUrlScheme, OutboundError, parseAllowCidrs } from "../../platform/safe-fetch.ts";
 
-export async function validateWebhookUrl(raw: string, allowCidrs: string[], field = "webhook URL"): Promise<string> {
+export async function validateWebhookUrl(
+  raw: string,
+  allowCidrs: string[],
+  field = "webhook URL",
+): Promise<string> {
   const cidrs = parseAllowCidrs(allowCidrs);
   let url: URL;
   try {
@@ -23,10 +27,11 @@ export async function validateWebhookUrl(raw: string, allowCidrs: string[], fiel
           (r) => r.map((a) => a.address),
           () => [] as string[],
         );
-    const inAllowList = (a: string) => cidrs.some(([range, bits]) => {
-      const addr = ipaddr.process(a);
-      return addr.kind() === range.kind() && addr.match(range, bits);
-    });
+    const inAllowList = (a: string) =>
+      cidrs.some(([range, bits]) => {
+        const addr = ipaddr.process(a);
+        return addr.kind() === range.kind() && addr.match(range, bits);
+      });
     if (addresses.length === 0 || !addresses.every(inAllowList)) {
       throw new AppError(
         "VALIDATION_ERROR",

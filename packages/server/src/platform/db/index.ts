@@ -79,5 +79,9 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect): Db {
 /** True when an error is a unique-constraint violation on either database. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string } | null;
-  return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+  return (
+    e?.code === "23505" ||
+    e?.code === "SQLITE_CONSTRAINT_UNIQUE" ||
+    e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY"
+  );
 }

@@ -1,6 +1,13 @@
 // Maps every error to the one error model, in the form the route asks for. 5xx never leak internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, ERROR_STATUS, type ErrorCode, errorBody, type ErrorForm, INTERNAL_MESSAGE } from "../errors.ts";
+import {
+  AppError,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorForm,
+  errorBody,
+  INTERNAL_MESSAGE,
+} from "../errors.ts";
 import { describeValidationErrors } from "./validation.ts";
 
 function formOf(request: FastifyRequest): ErrorForm {
@@ -24,7 +31,10 @@ export function sendError(
 
 function classify(err: FastifyError, request: FastifyRequest): { code: ErrorCode; message: string } {
   if (err.validation) {
-    return { code: "VALIDATION_ERROR", message: describeValidationErrors(err.validation as never, err.validationContext) };
+    return {
+      code: "VALIDATION_ERROR",
+      message: describeValidationErrors(err.validation as never, err.validationContext),
+    };
   }
   const status = err.statusCode ?? 500;
   switch (err.code) {
@@ -44,7 +54,8 @@ function classify(err: FastifyError, request: FastifyRequest): { code: ErrorCode
     return { code: "INVALID_JSON", message: "Request body is not valid JSON" };
   }
   if (status === 413) return { code: "PAYLOAD_TOO_LARGE", message: "Request body is too large" };
-  if (status === 415) return { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" };
+  if (status === 415)
+    return { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" };
   if (status >= 400 && status < 500) return { code: "VALIDATION_ERROR", message: err.message };
   return { code: "INTERNAL_ERROR", message: INTERNAL_MESSAGE };
 }

@@ -26,7 +26,11 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("accounts_parent_idx").on("accounts").columns(["parent_account_id", "email"]).execute();
+  await db.schema
+    .createIndex("accounts_parent_idx")
+    .on("accounts")
+    .columns(["parent_account_id", "email"])
+    .execute();
 
   await db.schema
     .createTable("users")
@@ -96,7 +100,11 @@ export async function up(db: AnyDb): Promise<void> {
     .unique()
     .where(sql.ref("external_id"), "is not", null)
     .execute();
-  await db.schema.createIndex("contacts_email_idx").on("contacts").columns(["account_id", "email", "id"]).execute();
+  await db.schema
+    .createIndex("contacts_email_idx")
+    .on("contacts")
+    .columns(["account_id", "email", "id"])
+    .execute();
 
   await db.schema
     .createTable("lists")
@@ -203,8 +211,16 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("error_message", "text")
     .addColumn("response_body", "text")
     .execute();
-  await db.schema.createIndex("delivery_attempts_message_idx").on("delivery_attempts").columns(["message_id", "id"]).execute();
-  await db.schema.createIndex("delivery_attempts_event_idx").on("delivery_attempts").columns(["event_id", "id"]).execute();
+  await db.schema
+    .createIndex("delivery_attempts_message_idx")
+    .on("delivery_attempts")
+    .columns(["message_id", "id"])
+    .execute();
+  await db.schema
+    .createIndex("delivery_attempts_event_idx")
+    .on("delivery_attempts")
+    .columns(["event_id", "id"])
+    .execute();
 
   await db.schema
     .createTable("campaigns")
@@ -222,7 +238,11 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("created_at", "bigint", (c) => c.notNull())
     .addColumn("updated_at", "bigint", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("campaigns_account_idx").on("campaigns").columns(["account_id", "id"]).execute();
+  await db.schema
+    .createIndex("campaigns_account_idx")
+    .on("campaigns")
+    .columns(["account_id", "id"])
+    .execute();
 
   await db.schema
     .createTable("credit_transactions")

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../src/modules/accounts/service.ts";
+import { openDatabase } from "../src/platform/db/index.ts";
+import { freshDatabase, type TestDatabase } from "./helpers.ts";
+import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
+
+describe("parley CLI", () => {
+  let database: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    env = cliEnv(database, { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
+  });
+  afterAll(() => database.drop());
+
+  it("migrate prints the applied migrations as one JSON line, then nothing left", async () => {
+    const first = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
+    expect(first.applied).toEqual(["001_initial"]);
+    const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
+    expect(again.applied).toEqual([]);
+  });
+
+  it("account create prints accountId, userId, apiKey and webhookSecret", async () => {
+    const out = oneJsonLine<Record<string, string>>(
+      await runCli(["account", "create", "--email", "Owner@Example.com", "--password", "s3cret-pass", "--name", "Acme"], env),
+    );
+    expect(Object.keys(out).sort()).toEqual(["accountId", "apiKey", "userId", "webhookSecret"]);
+    expect(out.accountId).toMatch(/^acc_/);
+    expect(out.userId).toMatch(/^usr_/);
+    expect(out.apiKey).toMatch(/^pk_live_[0-9A-Za-z]{32}$/);
+    expect(out.webhookSecret).toMatch(/^whsec_/);
+  });
+
+  it("refuses a second account with the same e-mail on stderr with a non-zero exit", async () => {
+    const res = await runCli(["account", "create", "--email", "owner@example.com", "--password", "s3cret-pass"], env);
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toMatch(/already exists/);
+  });
+
+  it("account set changes the settings and prints them", async () => {
+    const out = oneJsonLine<Record<string, unknown>>(
+      await runCli(
+        [
+          "account",
+          "set",
+          "--email",
+          "owner@example.com",
+          "--webhook-url",
+          "https://hooks.example.com/parley",
+          "--events-webhook-url",
+          "http://127.0.0.1:9/events",
+          "--bot",
+          "off",
+        ],
+        env,
+      ),
+    );
+    expect(out).toMatchObject({
+      email: "owner@example.com",
+      name: "Acme",
+      webhookUrl: "https://hooks.example.com/parley",
+      eventsWebhookUrl: "http://127.0.0.1:9/events",
+      botActive: false,
+    });
+    const plainHttp = await runCli(
+      ["account", "set", "--email", "owner@example.com", "--webhook-url", "http://hooks.example.com/x"],
+      env,
+    );
+    expect(plainHttp.code).not.toBe(0);
+    expect(plainHttp.stderr).toMatch(/https/);
+    const badBot = await runCli(["account", "set", "--email", "owner@example.com", "--bot", "maybe"], env);
+    expect(badBot.code).not.toBe(0);
+    expect(badBot.stderr).toMatch(/--bot must be on or off/);
+  });
+
+  it("key generate prints a new key and the old one stops working at once", async () => {
+    const created = oneJsonLine<{ apiKey: string; accountId: string }>(
+      await runCli(["account", "create", "--email", "rotate@example.com", "--password", "s3cret-pass"], env),
+    );
+    const rotated = oneJsonLine<{ apiKey: string }>(await runCli(["key", "generate", "--email", "rotate@example.com"], env));
+    expect(rotated.apiKey).not.toBe(created.apiKey);
+    const db = openDatabase(database);
+    try {
+      const hashes = await db.kysely
+        .selectFrom("api_keys")
+        .select("key_hash")
+        .where("account_id", "=", created.accountId)
+        .execute();
+      expect(hashes.map((h) => h.key_hash)).toEqual([hashApiKey(rotated.apiKey)]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("creates agencies and their sub-accounts", async () => {
+    const agency = oneJsonLine<{ accountId: string }>(
+      await runCli(["account", "create", "--email", "agency@example.com", "--password", "s3cret-pass", "--agency"], env),
+    );
+    const sub = oneJsonLine<{ accountId: string }>(
+      await runCli(
+        ["account", "create", "--email", "sub@example.com", "--password", "s3cret-pass", "--parent", "agency@example.com", "--credits", "12.5"],
+        env,
+      ),
+    );
+    const settings = oneJsonLine<Record<string, unknown>>(await runCli(["account", "set", "--email", "sub@example.com"], env));
+    expect(settings).toMatchObject({ kind: "subaccount", parentAccountId: agency.accountId, credits: 12.5 });
+    expect(sub.accountId).toBe(settings.accountId);
+    const notAgency = await runCli(
+      ["account", "create", "--email", "sub2@example.com", "--password", "s3cret-pass", "--parent", "sub@example.com"],
+      env,
+    );
+    expect(notAgency.code).not.toBe(0);
+    expect(notAgency.stderr).toMatch(/not an agency/);
+  });
+
+  it("reports unknown commands and bad options on stderr", async () => {
+    const unknown = await runCli(["frobnicate"], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe("");
+    expect(unknown.stderr).toMatch(/unknown command/);
+    const badOption = await runCli(["key", "generate", "--mail", "x@example.com"], env);
+    expect(badOption.code).not.toBe(0);
+    expect(badOption.stderr).toMatch(/--mail/);
+    const missing = await runCli(["key", "generate"], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/--email is required/);
+  });
+
+  it("refuses a bad configuration with a clear message", async () => {
+    const res = await runCli(["migrate"], { ...env, PORT: "eighty" });
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/PORT must be a whole number/);
+  });
+});

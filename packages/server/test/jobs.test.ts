@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../src/platform/db/index.ts";
+import { enqueueJobs, JobWorker } from "../src/platform/jobs.ts";
+import { createLogger } from "../src/platform/logging.ts";
+import { freshDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.ts";
+
+const log = createLogger("silent");
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("migrations", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("apply on an empty database and are a no-op when re-run", async () => {
+    const db = openDatabase(database);
+    try {
+      expect(await db.migrate()).toEqual(["001_initial"]);
+      expect(await db.migrate()).toEqual([]);
+      const tables = await db.kysely.introspection.getTables();
+      const names = tables.map((t) => t.name);
+      for (const t of ["accounts", "users", "api_keys", "jobs", "contacts", "messages", "campaigns"]) {
+        expect(names).toContain(t);
+      }
+    } finally {
+      await db.close();
+    }
+    // A second process (e.g. `parley migrate` after `parley serve`) sees nothing left to do.
+    const again = openDatabase(database);
+    try {
+      expect(await again.migrate()).toEqual([]);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
+describe("job worker", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({}, { modules: [] });
+  });
+  afterAll(() => t.close());
+
+  it("retries a job that throws, with backoff, until it succeeds", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 10 });
+    const seen: number[] = [];
+    worker.register("flaky", async (_payload, ctx) => {
+      seen.push(ctx.attempt);
+      if (ctx.attempt < 3) throw new Error(`failure ${ctx.attempt}`);
+      return undefined;
+    });
+    const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "flaky", payload: { n: 1 } }]);
+    await worker.drain();
+    const afterFirst = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(afterFirst.status).toBe("queued");
+    expect(afterFirst.attempts).toBe(1);
+    expect(afterFirst.last_error).toBe("failure 1");
+    expect(afterFirst.run_at).toBeGreaterThan(Date.now() + 500); // backoff ≈ 1 s ± 20 %
+    // Make the retries due now instead of waiting out the backoff.
+    for (let i = 0; i < 2; i++) {
+      await t.parley.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("id", "=", id!).execute();
+      await worker.drain();
+    }
+    expect(seen).toEqual([1, 2, 3]);
+    const gone = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirst();
+    expect(gone).toBeUndefined();
+  });
+
+  it("marks a job dead after its last attempt", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log });
+    worker.register("always-fails", async () => {
+      throw new Error("nope");
+    });
+    const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "always-fails", payload: null, maxAttempts: 2 }]);
+    await worker.drain();
+    await t.parley.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("id", "=", id!).execute();
+    await worker.drain();
+    const row = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(row.status).toBe("dead");
+    expect(row.attempts).toBe(2);
+    expect(row.last_error).toBe("nope");
+  });
+
+  it("recovers a job whose worker died, once its lease expires", async () => {
+    // Worker A claims the job and never finishes it (as if its process had been killed).
+    const dying = new JobWorker({ db: t.parley.db, log, leaseMs: 300, pollIntervalMs: 10 });
+    let claimedByA = false;
+    dying.register("lease", () => {
+      claimedByA = true;
+      return new Promise(() => {}); // hangs forever
+    });
+    const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "lease", payload: { v: 42 } }]);
+    dying.start();
+    await waitFor(async () => claimedByA);
+    const running = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(running.status).toBe("running");
+    // Stop A claiming anything else; its job stays "running" with a lease.
+    void dying.stop();
+
+    const survivor = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 10 });
+    const ranByB: unknown[] = [];
+    survivor.register("lease", async (payload, ctx) => {
+      ranByB.push({ payload, attempt: ctx.attempt });
+      return undefined;
+    });
+    survivor.start();
+    try {
+      await waitFor(async () => ranByB.length === 1);
+      expect(ranByB).toEqual([{ payload: { v: 42 }, attempt: 2 }]);
+      await waitFor(async () => !(await t.parley.db.kysely.selectFrom("jobs").select("id").where("id", "=", id!).executeTakeFirst()));
+    } finally {
+      await survivor.stop();
+    }
+  });
+
+  it("honours a handler's own schedule (retryAt) and leaves future jobs alone", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log });
+    let runs = 0;
+    worker.register("scheduled", async () => {
+      runs++;
+      return { retryAt: Date.now() + 60_000, error: "later" };
+    });
+    const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "scheduled", payload: null }]);
+    await worker.drain();
+    await worker.drain();
+    expect(runs).toBe(1);
+    const row = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    expect(row.status).toBe("queued");
+    expect(row.last_error).toBe("later");
+    expect(row.run_at).toBeGreaterThan(Date.now() + 50_000);
+  });
+
+  it("lets two workers share a queue without running a job twice", async () => {
+    const counts = new Map<number, number>();
+    const make = () => {
+      const w = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 5, concurrency: 4 });
+      w.register("shared", async (payload) => {
+        const n = (payload as { n: number }).n;
+        counts.set(n, (counts.get(n) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 2));
+        return undefined;
+      });
+      return w;
+    };
+    const w1 = make();
+    const w2 = make();
+    await enqueueJobs(
+      t.parley.db.kysely,
+      Array.from({ length: 200 }, (_, n) => ({ type: "shared", payload: { n } })),
+    );
+    w1.start();
+    w2.start();
+    try {
+      await waitFor(async () => counts.size === 200, 20_000);
+      await waitFor(async () => {
+        const left = await t.parley.db.kysely.selectFrom("jobs").select("id").where("type", "=", "shared").execute();
+        return left.length === 0;
+      });
+    } finally {
+      await Promise.all([w1.stop(), w2.stop()]);
+    }
+    expect([...counts.values()].every((c) => c === 1)).toBe(true);
+  });
+});
