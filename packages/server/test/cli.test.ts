@@ -22,7 +22,10 @@ describe("parley CLI", () => {
 
   it("account create prints accountId, userId, apiKey and webhookSecret", async () => {
     const out = oneJsonLine<Record<string, string>>(
-      await runCli(["account", "create", "--email", "Owner@Example.com", "--password", "s3cret-pass", "--name", "Acme"], env),
+      await runCli(
+        ["account", "create", "--email", "Owner@Example.com", "--password", "s3cret-pass", "--name", "Acme"],
+        env,
+      ),
     );
     expect(Object.keys(out).sort()).toEqual(["accountId", "apiKey", "userId", "webhookSecret"]);
     expect(out.accountId).toMatch(/^acc_/);
@@ -32,7 +35,10 @@ describe("parley CLI", () => {
   });
 
   it("refuses a second account with the same e-mail on stderr with a non-zero exit", async () => {
-    const res = await runCli(["account", "create", "--email", "owner@example.com", "--password", "s3cret-pass"], env);
+    const res = await runCli(
+      ["account", "create", "--email", "owner@example.com", "--password", "s3cret-pass"],
+      env,
+    );
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe("");
     expect(res.stderr).toMatch(/already exists/);
@@ -78,7 +84,9 @@ describe("parley CLI", () => {
     const created = oneJsonLine<{ apiKey: string; accountId: string }>(
       await runCli(["account", "create", "--email", "rotate@example.com", "--password", "s3cret-pass"], env),
     );
-    const rotated = oneJsonLine<{ apiKey: string }>(await runCli(["key", "generate", "--email", "rotate@example.com"], env));
+    const rotated = oneJsonLine<{ apiKey: string }>(
+      await runCli(["key", "generate", "--email", "rotate@example.com"], env),
+    );
     expect(rotated.apiKey).not.toBe(created.apiKey);
     const db = openDatabase(database);
     try {
@@ -95,19 +103,44 @@ describe("parley CLI", () => {
 
   it("creates agencies and their sub-accounts", async () => {
     const agency = oneJsonLine<{ accountId: string }>(
-      await runCli(["account", "create", "--email", "agency@example.com", "--password", "s3cret-pass", "--agency"], env),
-    );
-    const sub = oneJsonLine<{ accountId: string }>(
       await runCli(
-        ["account", "create", "--email", "sub@example.com", "--password", "s3cret-pass", "--parent", "agency@example.com", "--credits", "12.5"],
+        ["account", "create", "--email", "agency@example.com", "--password", "s3cret-pass", "--agency"],
         env,
       ),
     );
-    const settings = oneJsonLine<Record<string, unknown>>(await runCli(["account", "set", "--email", "sub@example.com"], env));
+    const sub = oneJsonLine<{ accountId: string }>(
+      await runCli(
+        [
+          "account",
+          "create",
+          "--email",
+          "sub@example.com",
+          "--password",
+          "s3cret-pass",
+          "--parent",
+          "agency@example.com",
+          "--credits",
+          "12.5",
+        ],
+        env,
+      ),
+    );
+    const settings = oneJsonLine<Record<string, unknown>>(
+      await runCli(["account", "set", "--email", "sub@example.com"], env),
+    );
     expect(settings).toMatchObject({ kind: "subaccount", parentAccountId: agency.accountId, credits: 12.5 });
     expect(sub.accountId).toBe(settings.accountId);
     const notAgency = await runCli(
-      ["account", "create", "--email", "sub2@example.com", "--password", "s3cret-pass", "--parent", "sub@example.com"],
+      [
+        "account",
+        "create",
+        "--email",
+        "sub2@example.com",
+        "--password",
+        "s3cret-pass",
+        "--parent",
+        "sub@example.com",
+      ],
       env,
     );
     expect(notAgency.code).not.toBe(0);

@@ -48,7 +48,9 @@ describe("error forms", () => {
     const structured = await t.inject({ method: "GET", url: `/v1/test/boom?apiKey=${key}` });
     expect(structured.statusCode).toBe(500);
     expect(structured.body).not.toContain("hunter2");
-    expect(json<{ error: { code: string; requestId: string } }>(structured).error.code).toBe("INTERNAL_ERROR");
+    expect(json<{ error: { code: string; requestId: string } }>(structured).error.code).toBe(
+      "INTERNAL_ERROR",
+    );
     const simple = await t.inject({ method: "GET", url: `/v1/test/simple-boom?apiKey=${key}` });
     expect(simple.statusCode).toBe(500);
     const body = json<{ error: unknown }>(simple);
@@ -213,23 +215,26 @@ describe.each([
     if (!skip) await t.close();
   });
 
-  it.skipIf(skip)("gives the (limit+1)th request of one key 429 with Retry-After; another key is unaffected", async () => {
-    const a = await t.account();
-    const b = await t.account();
-    for (let i = 0; i < 5; i++) {
-      const ok = await t.inject({ method: "GET", url: `/v1/account?apiKey=${a.apiKey}` });
-      expect(ok.statusCode).toBe(200);
-      expect(ok.headers["ratelimit-limit"]).toBe("5");
-      expect(ok.headers["ratelimit-remaining"]).toBe(String(4 - i));
-      expect(Number(ok.headers["ratelimit-reset"])).toBeGreaterThan(0);
-    }
-    const limited = await t.inject({ method: "GET", url: `/v1/account?apiKey=${a.apiKey}` });
-    expect(limited.statusCode).toBe(429);
-    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
-    expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
-    expect(json<{ error: { code: string } }>(limited).error.code).toBe("RATE_LIMITED");
-    const other = await t.inject({ method: "GET", url: `/v1/account?apiKey=${b.apiKey}` });
-    expect(other.statusCode).toBe(200);
-    expect(other.headers["ratelimit-remaining"]).toBe("4");
-  });
+  it.skipIf(skip)(
+    "gives the (limit+1)th request of one key 429 with Retry-After; another key is unaffected",
+    async () => {
+      const a = await t.account();
+      const b = await t.account();
+      for (let i = 0; i < 5; i++) {
+        const ok = await t.inject({ method: "GET", url: `/v1/account?apiKey=${a.apiKey}` });
+        expect(ok.statusCode).toBe(200);
+        expect(ok.headers["ratelimit-limit"]).toBe("5");
+        expect(ok.headers["ratelimit-remaining"]).toBe(String(4 - i));
+        expect(Number(ok.headers["ratelimit-reset"])).toBeGreaterThan(0);
+      }
+      const limited = await t.inject({ method: "GET", url: `/v1/account?apiKey=${a.apiKey}` });
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+      expect(Number(limited.headers["retry-after"])).toBeLessThanOrEqual(60);
+      expect(json<{ error: { code: string } }>(limited).error.code).toBe("RATE_LIMITED");
+      const other = await t.inject({ method: "GET", url: `/v1/account?apiKey=${b.apiKey}` });
+      expect(other.statusCode).toBe(200);
+      expect(other.headers["ratelimit-remaining"]).toBe("4");
+    },
+  );
 });

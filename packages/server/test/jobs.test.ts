@@ -61,7 +61,11 @@ describe("job worker", () => {
     });
     const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "flaky", payload: { n: 1 } }]);
     await worker.drain();
-    const afterFirst = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    const afterFirst = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "=", id!)
+      .executeTakeFirstOrThrow();
     expect(afterFirst.status).toBe("queued");
     expect(afterFirst.attempts).toBe(1);
     expect(afterFirst.last_error).toBe("failure 1");
@@ -72,7 +76,11 @@ describe("job worker", () => {
       await worker.drain();
     }
     expect(seen).toEqual([1, 2, 3]);
-    const gone = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirst();
+    const gone = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "=", id!)
+      .executeTakeFirst();
     expect(gone).toBeUndefined();
   });
 
@@ -81,11 +89,17 @@ describe("job worker", () => {
     worker.register("always-fails", async () => {
       throw new Error("nope");
     });
-    const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "always-fails", payload: null, maxAttempts: 2 }]);
+    const [id] = await enqueueJobs(t.parley.db.kysely, [
+      { type: "always-fails", payload: null, maxAttempts: 2 },
+    ]);
     await worker.drain();
     await t.parley.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("id", "=", id!).execute();
     await worker.drain();
-    const row = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    const row = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "=", id!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe("dead");
     expect(row.attempts).toBe(2);
     expect(row.last_error).toBe("nope");
@@ -102,7 +116,11 @@ describe("job worker", () => {
     const [id] = await enqueueJobs(t.parley.db.kysely, [{ type: "lease", payload: { v: 42 } }]);
     dying.start();
     await waitFor(async () => claimedByA);
-    const running = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    const running = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "=", id!)
+      .executeTakeFirstOrThrow();
     expect(running.status).toBe("running");
     // Stop A claiming anything else; its job stays "running" with a lease.
     void dying.stop();
@@ -117,7 +135,14 @@ describe("job worker", () => {
     try {
       await waitFor(async () => ranByB.length === 1);
       expect(ranByB).toEqual([{ payload: { v: 42 }, attempt: 2 }]);
-      await waitFor(async () => !(await t.parley.db.kysely.selectFrom("jobs").select("id").where("id", "=", id!).executeTakeFirst()));
+      await waitFor(
+        async () =>
+          !(await t.parley.db.kysely
+            .selectFrom("jobs")
+            .select("id")
+            .where("id", "=", id!)
+            .executeTakeFirst()),
+      );
     } finally {
       await survivor.stop();
     }
@@ -134,7 +159,11 @@ describe("job worker", () => {
     await worker.drain();
     await worker.drain();
     expect(runs).toBe(1);
-    const row = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "=", id!).executeTakeFirstOrThrow();
+    const row = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "=", id!)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe("queued");
     expect(row.last_error).toBe("later");
     expect(row.run_at).toBeGreaterThan(Date.now() + 50_000);
@@ -163,7 +192,11 @@ describe("job worker", () => {
     try {
       await waitFor(async () => counts.size === 200, 20_000);
       await waitFor(async () => {
-        const left = await t.parley.db.kysely.selectFrom("jobs").select("id").where("type", "=", "shared").execute();
+        const left = await t.parley.db.kysely
+          .selectFrom("jobs")
+          .select("id")
+          .where("type", "=", "shared")
+          .execute();
         return left.length === 0;
       });
     } finally {

@@ -7,7 +7,12 @@ import type { TestDatabase } from "./helpers.ts";
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/parley.js");
 
 export function cliEnv(database: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: database.dataDir, LOG_LEVEL: "silent", ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: database.dataDir,
+    LOG_LEVEL: "silent",
+    ...extra,
+  };
   if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
   else delete env.DATABASE_URL;
   return env;
@@ -35,7 +40,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResul
 export function oneJsonLine<T = Record<string, unknown>>(result: CliResult): T {
   if (result.code !== 0) throw new Error(`command failed (${result.code}): ${result.stderr}`);
   const lines = result.stdout.split("\n").filter(Boolean);
-  if (lines.length !== 1) throw new Error(`expected one line on stdout, got ${lines.length}: ${result.stdout}`);
+  if (lines.length !== 1)
+    throw new Error(`expected one line on stdout, got ${lines.length}: ${result.stdout}`);
   return JSON.parse(lines[0]!) as T;
 }
 
@@ -43,7 +49,12 @@ export function oneJsonLine<T = Record<string, unknown>>(result: CliResult): T {
 export function startServer(
   args: string[],
   env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; line: Record<string, unknown>; stderr: () => string; exited: Promise<number | null> }> {
+): Promise<{
+  child: ChildProcess;
+  line: Record<string, unknown>;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

@@ -2,9 +2,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
+import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
 import type { Database } from "./schema.ts";
 
@@ -13,6 +14,14 @@ export type Dialect = "sqlite" | "postgres";
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
+  /**
+   * Runs `work` in a transaction and resolves once it is committed. On SQLite concurrent writes share
+   * one transaction and one fsync (group commit); on PostgreSQL each runs in its own transaction on
+   * the pool and the server's synchronous commit does the grouping.
+   */
+  write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Group-commit counters (SQLite): transactions committed and writes they held. */
+  groupStats(): { batches: number; writes: number };
   migrate(): Promise<string[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -54,13 +63,36 @@ export function openDatabase(options: DbOptions): Db {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
+  cachePreparedStatements(sqlite);
   return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), "sqlite");
 }
 
+/**
+ * Kysely prepares every query it runs; re-preparing the same SQL costs more than running it on the
+ * hot path. Statements are reused by their SQL text (queries are run to completion, never streamed,
+ * so one statement is never in use twice at once).
+ */
+function cachePreparedStatements(sqlite: SQLite.Database): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, SQLite.Statement>();
+  sqlite.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (!stmt) {
+      stmt = prepare(source);
+      if (cache.size >= 2000) cache.clear();
+      cache.set(source, stmt);
+    }
+    return stmt;
+  }) as typeof sqlite.prepare;
+}
+
 function wrap(kysely: Kysely<Database>, dialect: Dialect): Db {
+  const group = dialect === "sqlite" ? new GroupCommitter(kysely) : null;
   return {
     kysely,
     dialect,
+    write: (work) => (group ? group.write(work) : kysely.transaction().execute(work)),
+    groupStats: () => ({ ...(group?.stats ?? { batches: 0, writes: 0 }) }),
     async migrate() {
       const migrator = new Migrator({ db: kysely, provider: new StaticMigrations() });
       const { error, results } = await migrator.migrateToLatest();
