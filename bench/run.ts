@@ -1,0 +1,405 @@
+// npm run bench: Parley's ingestion against a bare Fastify baseline (same HTTPS, same body parsing),
+// the webhook delivery drain rate, and lookup latency as data grows. A benchmark, not a test: it
+// prints a table and writes bench/results/{latest.json,latest.md}.
+//
+//   npm run bench                       SQLite
+//   DATABASE_URL=postgres://… npm run bench   SQLite, then PostgreSQL
+//   BENCH_SECONDS=5 BENCH_SCALE=100000 npm run bench   a quicker run (20 s and 1,000,000 by default)
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { seedLookupData } from "./seed.ts";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const BIN = path.join(ROOT, "packages/server/bin/parley.js");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const CONNECTIONS = 50;
+const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
+const PG_URL = process.env.DATABASE_URL ?? null;
+const DRAIN_MESSAGES = Number(process.env.BENCH_DRAIN ?? 10_000);
+
+interface Run {
+  server: "parley" | "baseline";
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  ok: number;
+  errors: number;
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[bench] ${msg}\n`);
+}
+
+function tmpDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+}
+
+function childEnv(dataDir: string, databaseUrl: string | null, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_PER_MINUTE: "100000000",
+    HOST: "127.0.0.1",
+    PORT: "0",
+    ...extra,
+  };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  else delete env.DATABASE_URL;
+  return env;
+}
+
+async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (c) => (out += c));
+  child.stderr.on("data", (c) => (err += c));
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  if (code !== 0) throw new Error(`parley ${args.join(" ")} failed: ${err}`);
+  return JSON.parse(out);
+}
+
+interface Served {
+  child: ChildProcess;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function serve(command: string[], env: NodeJS.ProcessEnv): Promise<Served> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, command, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stderr.on("data", (c) => (err += c));
+    child.stdout.on("data", (c) => {
+      out += c;
+      const nl = out.indexOf("\n");
+      if (nl < 0) return;
+      const line = JSON.parse(out.slice(0, nl)) as { port?: number; url?: string };
+      const port = line.port ?? Number(new URL(String(line.url)).port);
+      resolve({
+        child,
+        port,
+        stop: () =>
+          new Promise<void>((r) => {
+            child.once("exit", () => r());
+            child.kill("SIGTERM");
+          }),
+      });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited (${code}): ${err}`)));
+  });
+}
+
+/** Peak resident set size of a process so far (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+function incomingBody(): string {
+  // About 330 bytes, like the issue's baseline figure; [<id>] becomes a unique messageSid per request.
+  return JSON.stringify({
+    customData: {
+      messageSid: "[<id>]",
+      fromId: "+14155550100",
+      toId: "acme-support",
+      body: "Hello! Are you open on Saturday morning, and is there parking near the shop?",
+      channel: "webchat",
+      firstName: "Ada",
+      lastName: "Lovelace",
+      email: "ada@example.com",
+    },
+    messageType: "text",
+  });
+}
+
+async function drive(port: number, urlPath: string, seconds: number, server: Run["server"]): Promise<Run> {
+  const result = await autocannon({
+    url: `https://127.0.0.1:${port}${urlPath}`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: incomingBody(),
+    idReplacement: true,
+    connections: CONNECTIONS,
+    duration: seconds,
+    // autocannon's TLS client must accept the self-signed certificate.
+    tlsOptions: { rejectUnauthorized: false },
+  } as autocannon.Options);
+  return {
+    server,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    ok: result["2xx"],
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function countMessages(dataDir: string, databaseUrl: string | null): Promise<number> {
+  if (databaseUrl) {
+    const c = new pg.Client({ connectionString: databaseUrl });
+    await c.connect();
+    const r = await c.query("select count(*)::int as n from messages");
+    await c.end();
+    return r.rows[0].n as number;
+  }
+  const { default: SQLite } = await import("better-sqlite3");
+  const db = new SQLite(path.join(dataDir, "parley.sqlite"), { readonly: true });
+  const n = (db.prepare("select count(*) as n from messages").get() as { n: number }).n;
+  db.close();
+  return n;
+}
+
+async function freshPgDatabase(name: string): Promise<string> {
+  if (!PG_URL) throw new Error("no DATABASE_URL");
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+interface IngestionResult {
+  database: "sqlite" | "postgres";
+  runs: Run[];
+  parley: { rps: number; p50: number; p99: number };
+  baseline: { rps: number; p50: number; p99: number };
+  ratio: number;
+  peakRssMb: number;
+  acknowledged: number;
+  stored: number;
+}
+
+async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResult> {
+  const dataDir = tmpDir();
+  const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_ingest") : null;
+  const env = childEnv(dataDir, databaseUrl);
+  const account = await cli(["account", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
+  const parley = await serve([BIN, "serve", "--no-worker"], env);
+  const tlsDir = path.join(dataDir, "tls");
+  const baseline = await serve(
+    [path.join(ROOT, "bench/baseline-server.ts"), path.join(tlsDir, "self-signed.crt"), path.join(tlsDir, "self-signed.key")],
+    env,
+  );
+  const parleyPath = `/v1/incoming_custom_channel_message?apiKey=${account.apiKey}`;
+  const basePath = "/v1/incoming_custom_channel_message";
+  log(`${database}: warming up`);
+  await drive(baseline.port, basePath, 3, "baseline");
+  const warm = await drive(parley.port, parleyPath, 3, "parley");
+  const runs: Run[] = [];
+  let acknowledged = warm.ok;
+  // A B A B: drift on the machine (thermal, neighbours) cancels out in the averages.
+  for (let i = 0; i < 2; i++) {
+    for (const [who, port, p] of [
+      ["parley", parley.port, parleyPath],
+      ["baseline", baseline.port, basePath],
+    ] as const) {
+      log(`${database}: ${who} run ${i + 1}, ${SECONDS} s at ${CONNECTIONS} connections`);
+      const run = await drive(port, p, SECONDS, who);
+      if (who === "parley") acknowledged += run.ok;
+      runs.push(run);
+    }
+  }
+  const rss = peakRssMb(parley.child.pid!);
+  await parley.stop();
+  await baseline.stop();
+  const stored = await countMessages(dataDir, databaseUrl);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const avg = (who: Run["server"], k: "rps" | "p50" | "p99") => {
+    const xs = runs.filter((r) => r.server === who).map((r) => r[k]);
+    return Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10) / 10;
+  };
+  const p = { rps: avg("parley", "rps"), p50: avg("parley", "p50"), p99: avg("parley", "p99") };
+  const b = { rps: avg("baseline", "rps"), p50: avg("baseline", "p50"), p99: avg("baseline", "p99") };
+  return {
+    database,
+    runs,
+    parley: p,
+    baseline: b,
+    ratio: Math.round((p.rps / b.rps) * 100) / 100,
+    peakRssMb: rss,
+    acknowledged,
+    stored,
+  };
+}
+
+interface DrainResult {
+  database: "sqlite" | "postgres";
+  messages: number;
+  seconds: number;
+  perSecond: number;
+  delivered: number;
+  duplicates: number;
+}
+
+/** 10,000 queued replies drained by `parley worker` to a local receiver that answers 200 at once. */
+async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResult> {
+  const seen = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    const id = String(req.headers["webhook-id"]);
+    seen.set(id, (seen.get(id) ?? 0) + 1);
+    req.resume();
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"));
+  });
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const port = (receiver.address() as { port: number }).port;
+  const dataDir = tmpDir();
+  const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_drain") : null;
+  const env = childEnv(dataDir, databaseUrl, { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
+  const account = await cli(["account", "create", "--email", "drain@example.com", "--password", "bench-password"], env);
+  await cli(["account", "set", "--email", "drain@example.com", "--webhook-url", `http://127.0.0.1:${port}/hook`], env);
+  // Queue the replies through the real send endpoint, with no worker running.
+  const api = await serve([BIN, "serve", "--no-worker"], env);
+  log(`${database}: queueing ${DRAIN_MESSAGES} replies`);
+  await autocannon({
+    url: `https://127.0.0.1:${api.port}/v1/send_custom_channel_message?apiKey=${account.apiKey}`,
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ customData: { fromId: "user-[<id>]", customChannel: "webchat", body: "Your order has shipped." } }),
+    idReplacement: true,
+    connections: 20,
+    amount: DRAIN_MESSAGES,
+    tlsOptions: { rejectUnauthorized: false },
+  } as autocannon.Options);
+  await api.stop();
+  const queued = await countMessages(dataDir, databaseUrl);
+  log(`${database}: ${queued} queued; draining with parley worker`);
+  const start = performance.now();
+  const worker = await serve([BIN, "worker"], env);
+  while (seen.size < queued && performance.now() - start < 300_000) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const seconds = (performance.now() - start) / 1000;
+  await worker.stop();
+  receiver.closeAllConnections();
+  receiver.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const duplicates = [...seen.values()].reduce((a, n) => a + (n - 1), 0);
+  return {
+    database,
+    messages: queued,
+    seconds: Math.round(seconds * 100) / 100,
+    perSecond: Math.round(seen.size / seconds),
+    delivered: seen.size,
+    duplicates,
+  };
+}
+
+interface LookupResult {
+  database: "sqlite";
+  sizes: Array<{ contacts: number; messages: number; phoneP50: number; phoneP99: number; historyP50: number; historyP99: number }>;
+  phoneRatio: number;
+  historyRatio: number;
+}
+
+async function lookupAt(contacts: number): Promise<LookupResult["sizes"][number]> {
+  const dataDir = tmpDir();
+  const env = childEnv(dataDir, null);
+  const account = (await cli(["account", "create", "--email", "lookup@example.com", "--password", "bench-password"], env)) as {
+    accountId: string;
+    apiKey: string;
+  };
+  log(`lookup: seeding ${contacts} contacts and ${contacts * 5} messages`);
+  const seeded = seedLookupData(path.join(dataDir, "parley.sqlite"), account.accountId, contacts, 5);
+  const api = await serve([BIN, "serve", "--no-worker"], env);
+  const sample = (n: number) => Math.floor(Math.random() * n);
+  const run = async (makePath: () => string) => {
+    const r = await autocannon({
+      url: `https://127.0.0.1:${api.port}`,
+      connections: 10,
+      duration: Math.max(5, Math.round(SECONDS / 2)),
+      requests: [
+        {
+          setupRequest: (req: Record<string, unknown>) => ({ ...req, method: "GET", path: makePath() }),
+        },
+      ],
+      tlsOptions: { rejectUnauthorized: false },
+    } as unknown as autocannon.Options);
+    if (r.non2xx > 0) throw new Error(`lookup answered ${r.non2xx} non-2xx`);
+    return { p50: r.latency.p50, p99: r.latency.p99 };
+  };
+  const phone = await run(() => `/v1/contacts?phoneNumber=%2B${seeded.phoneOf(sample(contacts)).slice(1)}&apiKey=${account.apiKey}`);
+  const history = await run(() => `/v1/contacts/${seeded.contactIdOf(sample(contacts))}/messages?limit=20&apiKey=${account.apiKey}`);
+  await api.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return { contacts, messages: contacts * 5, phoneP50: phone.p50, phoneP99: phone.p99, historyP50: history.p50, historyP99: history.p99 };
+}
+
+async function lookups(): Promise<LookupResult> {
+  const small = await lookupAt(10_000);
+  const large = await lookupAt(SCALE);
+  return {
+    database: "sqlite",
+    sizes: [small, large],
+    phoneRatio: Math.round((large.phoneP50 / small.phoneP50) * 100) / 100,
+    historyRatio: Math.round((large.historyP50 / small.historyP50) * 100) / 100,
+  };
+}
+
+function markdown(r: {
+  machine: string;
+  ranAt: string;
+  ingestion: IngestionResult[];
+  drain: DrainResult[];
+  lookup: LookupResult | null;
+}): string {
+  const lines = [
+    `Ran ${r.ranAt} on ${r.machine}; ${CONNECTIONS} connections, ${SECONDS} s per run, runs alternated Parley/baseline twice.`,
+    "",
+    "| ingestion | req/s | p50 ms | p99 ms | peak RSS MB | Parley / baseline | acknowledged = stored |",
+    "|---|---|---|---|---|---|---|",
+  ];
+  for (const i of r.ingestion) {
+    lines.push(
+      `| Parley, ${i.database}${i.database === "sqlite" ? " (synchronous=FULL)" : " (synchronous_commit=on)"} | ${i.parley.rps} | ${i.parley.p50} | ${i.parley.p99} | ${i.peakRssMb} | **${i.ratio}×** | ${i.acknowledged} = ${i.stored} ${i.acknowledged === i.stored ? "✓" : "✗"} |`,
+      `| bare Fastify baseline | ${i.baseline.rps} | ${i.baseline.p50} | ${i.baseline.p99} | | 1× | |`,
+    );
+  }
+  lines.push("", "| delivery drain | messages | seconds | webhooks/s | delivered | duplicates |", "|---|---|---|---|---|---|");
+  for (const d of r.drain) lines.push(`| ${d.database} | ${d.messages} | ${d.seconds} | **${d.perSecond}** | ${d.delivered} | ${d.duplicates} |`);
+  if (r.lookup) {
+    lines.push("", "| lookup (SQLite) | contacts | messages | phone p50 ms | phone p99 ms | history p50 ms | history p99 ms |", "|---|---|---|---|---|---|---|");
+    for (const s of r.lookup.sizes) {
+      lines.push(`| | ${s.contacts} | ${s.messages} | ${s.phoneP50} | ${s.phoneP99} | ${s.historyP50} | ${s.historyP99} |`);
+    }
+    lines.push(`| p50 ratio large/small | | | **${r.lookup.phoneRatio}×** | | **${r.lookup.historyRatio}×** | |`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const cpu = os.cpus()[0]?.model ?? "unknown CPU";
+const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup").split(",");
+const results = {
+  machine,
+  ranAt: new Date().toISOString(),
+  ingestion: [] as IngestionResult[],
+  drain: [] as DrainResult[],
+  lookup: null as LookupResult | null,
+};
+const databases: Array<"sqlite" | "postgres"> = PG_URL ? ["sqlite", "postgres"] : ["sqlite"];
+if (only.includes("ingestion")) for (const d of databases) results.ingestion.push(await ingestion(d));
+if (only.includes("drain")) for (const d of databases) results.drain.push(await deliveryDrain(d));
+if (only.includes("lookup")) results.lookup = await lookups();
+const md = markdown(results);
+process.stdout.write(md);
+const outDir = path.join(ROOT, "bench/results");
+fs.mkdirSync(outDir, { recursive: true });
+fs.writeFileSync(path.join(outDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
+fs.writeFileSync(path.join(outDir, "latest.md"), md);
+log("wrote bench/results/latest.json and latest.md");
