@@ -1,6 +1,6 @@
 // Contacts SQL. Every function takes the account id first; another account's row is never seen.
-import type { Kysely, Transaction } from "kysely";
-import type { ContactRow, Database } from "../../platform/db/schema.ts";
+import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
+import type { ContactRow, ContactsTable, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -107,4 +107,55 @@ export async function findOrCreateContactByExternalId(
   }
   if (!row) throw new Error("contact upsert found no row after insert");
   return { contact: row, created: row.id === id };
+}
+
+/** Several contacts may share one e-mail (only phones are unique): the earliest created wins. */
+export async function findContactByEmail(
+  db: Q,
+  accountId: string,
+  email: string,
+): Promise<ContactRow | undefined> {
+  return db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("email", "=", email)
+    .orderBy("created_at", "asc")
+    .orderBy("id", "asc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export type NewContact = Omit<Insertable<ContactsTable>, "account_id">;
+
+/**
+ * Inserts unless the phone (or another unique key) is taken; true when this row was written.
+ * ON CONFLICT DO NOTHING rather than catching the violation, so it is safe inside a PostgreSQL
+ * transaction too (a raw unique violation would abort it).
+ */
+export async function insertContactIfAbsent(db: Q, accountId: string, contact: NewContact): Promise<boolean> {
+  const result = await db
+    .insertInto("contacts")
+    .values({ ...contact, account_id: accountId })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export type ContactPatch = Omit<Updateable<ContactsTable>, "id" | "account_id" | "created_at">;
+
+/** Number of rows changed (0 when the contact is not this account's). Throws on a phone collision. */
+export async function updateContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  patch: ContactPatch,
+): Promise<number> {
+  const result = await db
+    .updateTable("contacts")
+    .set(patch)
+    .where("account_id", "=", accountId)
+    .where("id", "=", contactId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

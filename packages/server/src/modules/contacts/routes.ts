@@ -1,0 +1,98 @@
+// Contact endpoints: thin handlers (auth → validated input → service → response).
+import type { AppContext } from "../../context.ts";
+import { errorResponses } from "../../platform/http/openapi.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
+import {
+  ContactJson,
+  ContactParams,
+  CreateContactBody,
+  LookupQuery,
+  LookupResponse,
+  UpdateContactBody,
+} from "./schemas.ts";
+import { contactView, createContact, lookupContact, requireContact, updateContact } from "./service.ts";
+
+const UPDATE_DESCRIPTION =
+  "Partial update: absent fields are kept, null (or an empty string) clears firstName, lastName, phone " +
+  "or email. A contact keeps at least a phone or an e-mail (400 MISSING_IDENTIFIER). A phone held by " +
+  "another contact: 409 CONTACT_EXISTS. Errors: VALIDATION_ERROR, INVALID_PHONE, INVALID_EMAIL, " +
+  "MISSING_IDENTIFIER (400), CONTACT_NOT_FOUND (404), CONTACT_EXISTS (409).";
+
+export function contactRoutes(app: App, { db }: AppContext): void {
+  app.post(
+    "/v1/contacts",
+    {
+      schema: {
+        summary: "Create a contact",
+        description:
+          "At least a phone or an e-mail. The phone must carry its country code (400 INVALID_PHONE) and is " +
+          "stored as E.164; the e-mail is validated (400 INVALID_EMAIL) and lower-cased; neither given: " +
+          "400 MISSING_IDENTIFIER. A new contact answers 201. A contact with the same phone already " +
+          "exists: 200 with that contact, unchanged, nothing created.",
+        tags: ["contacts"],
+        body: CreateContactBody,
+        response: {
+          200: { ...ContactJson, description: "A contact with this phone already existed (unchanged)" },
+          201: { ...ContactJson, description: "Contact created" },
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { contact, created } = await createContact(db, accountOf(request).id, request.body);
+      return reply.code(created ? 201 : 200).send(contactView(contact));
+    },
+  );
+
+  app.get(
+    "/v1/contacts",
+    {
+      schema: {
+        summary: "Look up a contact by phone number or e-mail",
+        description:
+          "One of phoneNumber or email (phoneNumber wins when both are given). The phone is normalised " +
+          "(`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; several " +
+          "contacts with one e-mail: the earliest created. Errors: VALIDATION_ERROR (neither given), " +
+          "INVALID_PHONE, INVALID_EMAIL (400), CONTACT_NOT_FOUND (404).",
+        tags: ["contacts"],
+        querystring: LookupQuery,
+        response: { 200: LookupResponse, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const contact = await lookupContact(db, accountOf(request).id, request.query);
+      return { success: true as const, contactId: contact.id, contact: contactView(contact) };
+    },
+  );
+
+  app.get(
+    "/v1/contacts/:contactId",
+    {
+      schema: {
+        summary: "Get a contact",
+        description: "Errors: CONTACT_NOT_FOUND (404), also for another account's contact.",
+        tags: ["contacts"],
+        params: ContactParams,
+        response: { 200: ContactJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => contactView(await requireContact(db, accountOf(request).id, request.params.contactId)),
+  );
+
+  for (const method of ["PATCH", "PUT"] as const) {
+    app.route({
+      method,
+      url: "/v1/contacts/:contactId",
+      schema: {
+        summary: method === "PATCH" ? "Update a contact" : "Update a contact (same as PATCH)",
+        description: UPDATE_DESCRIPTION,
+        tags: ["contacts"],
+        params: ContactParams,
+        body: UpdateContactBody,
+        response: { 200: ContactJson, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+      handler: async (request) =>
+        contactView(await updateContact(db, accountOf(request).id, request.params.contactId, request.body)),
+    });
+  }
+}

@@ -1,0 +1,105 @@
+// Lists SQL. Every function takes the account id first; another account's list is never seen.
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { ContactRow, Database, ListRow } from "../../platform/db/schema.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export type ListWithCount = ListRow & { member_count: number };
+
+export async function insertList(db: Q, list: ListRow): Promise<void> {
+  await db.insertInto("lists").values(list).execute();
+}
+
+/** Member count as a correlated subquery: one statement per list or page, served by the PK index. */
+const memberCount = sql<number>`(select count(*) from list_members m where m.list_id = lists.id)`;
+
+export async function findListById(
+  db: Q,
+  accountId: string,
+  listId: string,
+): Promise<ListWithCount | undefined> {
+  const row = await db
+    .selectFrom("lists")
+    .selectAll()
+    .select(memberCount.as("member_count"))
+    .where("account_id", "=", accountId)
+    .where("id", "=", listId)
+    .executeTakeFirst();
+  return row && { ...row, member_count: Number(row.member_count) };
+}
+
+export async function listExists(db: Q, accountId: string, listId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("lists")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("id", "=", listId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** `limit` rows after `afterId` in id (creation) order; the caller asks for one more than it shows. */
+export async function listLists(
+  db: Q,
+  accountId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<ListWithCount[]> {
+  let q = db
+    .selectFrom("lists")
+    .selectAll()
+    .select(memberCount.as("member_count"))
+    .where("account_id", "=", accountId);
+  if (afterId !== null) q = q.where("id", ">", afterId);
+  const rows = await q.orderBy("id", "asc").limit(limit).execute();
+  return rows.map((r) => ({ ...r, member_count: Number(r.member_count) }));
+}
+
+/** True when the membership was written; false when it already existed (the primary key decides). */
+export async function addMember(
+  db: Q,
+  accountId: string,
+  listId: string,
+  contactId: string,
+): Promise<boolean> {
+  const result = await db
+    .insertInto("list_members")
+    .values({ list_id: listId, contact_id: contactId, account_id: accountId, created_at: Date.now() })
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function removeMember(
+  db: Q,
+  accountId: string,
+  listId: string,
+  contactId: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom("list_members")
+    .where("account_id", "=", accountId)
+    .where("list_id", "=", listId)
+    .where("contact_id", "=", contactId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** One page of a list's member contacts in contact id order: one query, no per-member look-ups. */
+export async function listMembers(
+  db: Q,
+  accountId: string,
+  listId: string,
+  afterContactId: string | null,
+  limit: number,
+): Promise<ContactRow[]> {
+  let q = db
+    .selectFrom("list_members")
+    .innerJoin("contacts", "contacts.id", "list_members.contact_id")
+    .selectAll("contacts")
+    .where("list_members.account_id", "=", accountId)
+    .where("list_members.list_id", "=", listId)
+    .where("contacts.account_id", "=", accountId);
+  if (afterContactId !== null) q = q.where("list_members.contact_id", ">", afterContactId);
+  return q.orderBy("list_members.contact_id", "asc").limit(limit).execute();
+}

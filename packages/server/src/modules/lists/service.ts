@@ -1,0 +1,96 @@
+// List rules: creation, paging, membership (never duplicated: the primary key decides).
+import type { Db } from "../../platform/db/index.ts";
+import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
+import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/pagination.ts";
+import { iso } from "../../platform/text.ts";
+import { contactView, requireContact } from "../contacts/service.ts";
+import * as repo from "./repo.ts";
+
+export const MAX_LIST_NAME = 200;
+
+export interface ListView {
+  id: string;
+  name: string;
+  memberCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function listView(l: repo.ListWithCount): ListView {
+  return {
+    id: l.id,
+    name: l.name,
+    memberCount: l.member_count,
+    createdAt: iso(l.created_at),
+    updatedAt: iso(l.updated_at),
+  };
+}
+
+export async function createList(db: Db, accountId: string, rawName: string): Promise<repo.ListWithCount> {
+  const name = rawName.trim();
+  if (name === "") throw new AppError("VALIDATION_ERROR", "name must not be empty");
+  // The HTTP schema already caps it; the CLI reaches here directly.
+  if (name.length > MAX_LIST_NAME) {
+    throw new AppError("VALIDATION_ERROR", `name must be at most ${MAX_LIST_NAME} characters`);
+  }
+  const now = Date.now();
+  const list = { id: newId("list"), account_id: accountId, name, created_at: now, updated_at: now };
+  await repo.insertList(db.kysely, list);
+  return { ...list, member_count: 0 };
+}
+
+export async function requireList(db: Db, accountId: string, listId: string): Promise<repo.ListWithCount> {
+  const list = await repo.findListById(db.kysely, accountId, listId);
+  if (!list) throw new AppError("LIST_NOT_FOUND", `list ${listId} not found`);
+  return list;
+}
+
+async function assertListExists(db: Db, accountId: string, listId: string): Promise<void> {
+  if (!(await repo.listExists(db.kysely, accountId, listId))) {
+    throw new AppError("LIST_NOT_FOUND", `list ${listId} not found`);
+  }
+}
+
+export interface PageInput {
+  limit?: number;
+  cursor?: string;
+}
+
+export async function pageLists(db: Db, accountId: string, query: PageInput) {
+  const after = decodeCursor(query.cursor);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await repo.listLists(db.kysely, accountId, after, limit + 1);
+  return toPage(rows, limit, (r) => r.id, listView);
+}
+
+export async function addContactToList(
+  db: Db,
+  accountId: string,
+  listId: string,
+  contactId: string,
+): Promise<boolean> {
+  await assertListExists(db, accountId, listId);
+  await requireContact(db, accountId, contactId);
+  return repo.addMember(db.kysely, accountId, listId, contactId);
+}
+
+export async function removeContactFromList(
+  db: Db,
+  accountId: string,
+  listId: string,
+  contactId: string,
+): Promise<boolean> {
+  await assertListExists(db, accountId, listId);
+  await requireContact(db, accountId, contactId);
+  return repo.removeMember(db.kysely, accountId, listId, contactId);
+}
+
+/** Members in contact id order. The page is one query; only an empty page checks that the list exists. */
+export async function pageMembers(db: Db, accountId: string, listId: string, query: PageInput) {
+  const after = decodeCursor(query.cursor);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await repo.listMembers(db.kysely, accountId, listId, after, limit + 1);
+  if (rows.length === 0) await assertListExists(db, accountId, listId);
+  return toPage(rows, limit, (r) => r.id, contactView);
+}
