@@ -11,6 +11,7 @@ import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
 import type { AppContext, Module } from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
+import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
@@ -88,7 +89,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (proto !== "https") throw new AppError("HTTPS_REQUIRED", "Only HTTPS is accepted");
     }
   });
-  app.addHook("onRequest", createAuthHook(db));
+  const keyCache = new KeyCache(
+    db.dataVersion
+      ? sqliteChangeSignal(db.dataVersion)
+      : postgresChangeSignal(config.databaseUrl ?? "", (err) => logger.warn({ err }, "account change listener failed")),
+  );
+  app.addHook("onRequest", createAuthHook(db, keyCache));
 
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
@@ -177,6 +183,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await worker.stop();
       for (const mod of modules) await mod.close?.();
       await fetcher.close();
+      await keyCache.close();
       if (redis) redis.disconnect();
       await db.close();
     },

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Db } from "../../platform/db/index.ts";
 import { AppError } from "../../platform/errors.ts";
+import type { CachedKey, KeyCache } from "./key-cache.ts";
 import { findAccountByKeyHash } from "./repo.ts";
 import { hashApiKey, sameHash } from "./service.ts";
 
@@ -11,7 +12,7 @@ function firstString(v: unknown): string | undefined {
   return undefined;
 }
 
-export function createAuthHook(db: Db) {
+export function createAuthHook(db: Db, cache: KeyCache) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     request.auth = null;
     // Everything under /v1/ needs a key unless the route says otherwise; docs and health do not.
@@ -28,7 +29,13 @@ export function createAuthHook(db: Db) {
       throw new AppError("UNAUTHORIZED", `Missing API key: send it in ${where}`);
     }
     const keyHash = hashApiKey(key);
-    const found = await findAccountByKeyHash(db.kysely, keyHash);
+    // The generation is read before the look-up, so a write racing with it invalidates what we cache.
+    const generation = cache.generation();
+    let found: CachedKey | undefined = generation === null ? undefined : cache.get(keyHash, generation);
+    if (!found) {
+      found = await findAccountByKeyHash(db.kysely, keyHash);
+      if (found && generation !== null) cache.set(keyHash, found, generation);
+    }
     if (!found || !sameHash(found.keyHash, keyHash)) throw new AppError("UNAUTHORIZED", "Invalid API key");
     request.auth = { account: found.account, keyId: found.keyId };
   };

@@ -1,6 +1,7 @@
 import type { CliValues, Module } from "../../context.ts";
 import type { AccountUpdate } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
+import { configureAutoRecharge } from "../credits/service.ts";
 import { accountRoutes } from "./routes.ts";
 import {
   createAccount,
@@ -8,7 +9,6 @@ import {
   rotateApiKey,
   rotateWebhookSecret,
   settingsView,
-  toHundredths,
   updateSettings,
 } from "./service.ts";
 import { validateWebhookUrl } from "./webhook-url.ts";
@@ -72,7 +72,7 @@ export const accountsModule: Module = {
     "account set": {
       summary:
         "--email E [--webhook-url U] [--events-webhook-url U] [--bot on|off] [--rotate-webhook-secret] " +
-        "[--llm-base-url U --llm-api-key K --llm-model M] [--auto-recharge-threshold N --auto-recharge-amount N]",
+        "[--llm-base-url U --llm-api-key K --llm-model M] [--auto-recharge-threshold N|off --auto-recharge-amount N]",
       options: {
         email: { type: "string" },
         "webhook-url": { type: "string" },
@@ -120,21 +120,22 @@ export const accountsModule: Module = {
         }
         if (typeof values["llm-api-key"] === "string") patch.llm_api_key = values["llm-api-key"] || null;
         if (typeof values["llm-model"] === "string") patch.llm_model = values["llm-model"] || null;
-        const threshold = optionalNumber(values, "auto-recharge-threshold");
-        const amount = optionalNumber(values, "auto-recharge-amount");
-        if (threshold !== undefined || amount !== undefined) {
-          if (account.kind !== "subaccount") {
-            throw new AppError("VALIDATION_ERROR", "auto-recharge is set on a sub-account of an agency");
+        const thresholdText = values["auto-recharge-threshold"];
+        if (typeof thresholdText === "string" && ["none", "off"].includes(thresholdText)) {
+          await configureAutoRecharge(db, account, null);
+        } else {
+          const threshold = optionalNumber(values, "auto-recharge-threshold");
+          const amount = optionalNumber(values, "auto-recharge-amount");
+          if (threshold !== undefined || amount !== undefined) {
+            if (threshold === undefined || amount === undefined) {
+              throw new AppError(
+                "VALIDATION_ERROR",
+                "--auto-recharge-threshold and --auto-recharge-amount go together (--auto-recharge-threshold off turns it off)",
+              );
+            }
+            // Same rules as the API (amounts > 0, <= 1,000,000, two decimals; re-arming).
+            await configureAutoRecharge(db, account, { threshold, rechargeAmount: amount });
           }
-          if (threshold === undefined || amount === undefined || amount <= 0) {
-            throw new AppError(
-              "VALIDATION_ERROR",
-              "--auto-recharge-threshold and --auto-recharge-amount go together; the amount must be > 0",
-            );
-          }
-          patch.auto_recharge_threshold = toHundredths(threshold);
-          patch.auto_recharge_amount = toHundredths(amount);
-          patch.auto_recharge_armed = 1;
         }
         if (values["rotate-webhook-secret"]) await rotateWebhookSecret(db, account.id);
         return settingsView(await updateSettings(db, account.id, patch));

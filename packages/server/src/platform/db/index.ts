@@ -5,8 +5,10 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
+import { AccountWriteTracker } from "./change-tracker.ts";
 import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
+import * as m002 from "./migrations/002_account_change_notify.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -20,6 +22,8 @@ export interface Db {
    * the pool and the server's synchronous commit does the grouping.
    */
   write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** SQLite only: PRAGMA data_version, which changes when another connection commits. */
+  dataVersion?(): number;
   /** Group-commit counters (SQLite): transactions committed and writes they held. */
   groupStats(): { batches: number; writes: number };
   migrate(): Promise<string[]>;
@@ -29,6 +33,7 @@ export interface Db {
 
 const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
+  "002_account_change_notify": m002,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -52,7 +57,7 @@ export function openDatabase(options: DbOptions): Db {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on("error", () => {});
-    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres");
+    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }), "postgres");
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, "parley.sqlite");
@@ -64,7 +69,11 @@ export function openDatabase(options: DbOptions): Db {
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   cachePreparedStatements(sqlite);
-  return wrap(new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) }), "sqlite");
+  const db = wrap(
+    new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new AccountWriteTracker()] }),
+    "sqlite",
+  );
+  return { ...db, dataVersion: () => sqlite.pragma("data_version", { simple: true }) as number };
 }
 
 /**
