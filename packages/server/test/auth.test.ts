@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateApiKey } from "../src/modules/accounts/service.ts";
 import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
 
 describe("API key authentication", () => {
   let t: TestApp;
@@ -70,5 +71,21 @@ describe("API key authentication", () => {
     const res = await t.inject({ method: "GET", url: `/v1/account?apiKey=${b.apiKey}` });
     expect(json(res).accountId).toBe(b.accountId);
     expect(json(res).accountId).not.toBe(a.accountId);
+  });
+
+  it("sees a key rotated and settings changed by another process (the CLI) on the very next request", async () => {
+    const acc = await t.account({ email: "cached@example.com" });
+    // Fill the key cache.
+    for (let i = 0; i < 3; i++) {
+      expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` })).statusCode).toBe(200);
+    }
+    const env = cliEnv(t.database);
+    const set = await runCli(["account", "set", "--email", "cached@example.com", "--webhook-url", "https://hooks.example.com/new"], env);
+    expect(set.code).toBe(0);
+    const after = await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` });
+    expect(json(after).webhookUrl).toBe("https://hooks.example.com/new");
+    const { apiKey } = oneJsonLine<{ apiKey: string }>(await runCli(["key", "generate", "--email", "cached@example.com"], env));
+    expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` })).statusCode).toBe(401);
+    expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${apiKey}` })).statusCode).toBe(200);
   });
 });
