@@ -1,0 +1,508 @@
+/**
+ * Offline "builtin" bot engine: answers a customer message from the campaign's knowledge base without
+ * any LLM. Pure (no database, no I/O) and deterministic. Decisions: docs/decisions/bot-engine.md.
+ *
+ * Analyser, the same for the knowledge and the message: lower case, accents and apostrophes stripped,
+ * generic phrase synonyms ("how much" -> price), tokens, irregular verbs to their base form (bought ->
+ * buy), English + chit-chat stop words dropped, Porter stemming, generic word synonyms on the stems.
+ * Typo tolerance, on the message only: a word unknown to the knowledge is replaced by the knowledge word
+ * it is a plausible typo of (Damerau-Levenshtein, same first letter), or dropped if it is a misspelt stop
+ * word; message terms of 4+ letters also match as prefixes (safe ~ safety).
+ *
+ * Ranking: BM25 (MiniSearch; fields question x2, answer or sentence x1, surrounding free text x0.3).
+ * Accept/reject does NOT use the raw BM25 score, which grows with corpus size and message length; it
+ * uses a normalised confidence in [0, 1]: the IDF-weighted share of the message's content terms that
+ * the best passage contains (words unknown to the knowledge weigh the most). "Do you service cars?"
+ * shares only "service" with the knowledge and falls below the threshold: fallback.
+ */
+import MiniSearch from "minisearch";
+import { stemmer } from "stemmer";
+
+export type KnowledgeEntry = { question?: string; answer?: string; text?: string };
+export type BuiltinMatch = { answer: string; score: number; entryIndex: number };
+export interface BuiltinEngine {
+  /** Best answer for the message, or null when the confidence is below the threshold (=> fallback). */
+  match(message: string): BuiltinMatch | null;
+}
+
+/** Default minimum confidence (share of the message's weighted content terms found in the passage). */
+export const DEFAULT_THRESHOLD = 0.5;
+
+/**
+ * Weight of a message term = FLOOR + (1 - FLOOR) * idf / maxIdf. The floor keeps words that occur in
+ * every entry (tiny knowledge bases, "bike" in a bike shop) from counting as nothing, while rare words
+ * and words unknown to the knowledge (maxIdf) weigh up to twice as much.
+ */
+const WEIGHT_FLOOR = 0.5;
+/** A term that matched only after typo correction, or only as a prefix ("safe" ~ "safety"), counts 80 %. */
+const INEXACT_MATCH_CREDIT = 0.8;
+/** Prefix matching applies to message terms of at least this many letters. */
+const MIN_PREFIX_LENGTH = 4;
+/** Field boosts for BM25 ranking: the stored question says what the entry is about. */
+const FIELD_BOOST = { question: 2, body: 1, context: 0.3 };
+
+// --- analyser ---------------------------------------------------------------------------------
+
+/**
+ * English function words plus the chit-chat and texting words customers wrap questions in. "where" is
+ * deliberately NOT a stop word: it is the one question word that names a topic (the location).
+ */
+const STOP_WORDS = new Set(
+  (
+    "a about above after again against all am an and any anyone anything are arent as at be because been " +
+    "before being below between both but by can cant could couldnt did didnt do does doesnt doing dont " +
+    "down during each few for from further had hadnt has hasnt have havent having he her here hers herself " +
+    "him himself his how i if in into is isnt it its itself just let lets me more most my myself no nor " +
+    "not of off on once only or other ought our ours ourselves out over own same she should shouldnt so " +
+    "some such than that thats the their theirs them themselves then there theres these they this those " +
+    "through to too under until up very was wasnt we were werent what whats when which while who " +
+    "whom why will with wont would wouldnt you your youre yours yourself yourselves im ive id ill youve " +
+    "youd weve also really currently still already maybe perhaps possible able please pls plz thanks " +
+    "thank thx cheers hi hello hey hiya dear ok okay yes yeah guys folks wondering wonder wondered quick " +
+    "question ask asking want wanted wanting like know tell get got getting go going gonna wanna u ur r " +
+    "wat wot whether anybody someone somebody something somewhere anywhere many much lot lots bit " +
+    "actually probably kind sort thing things one good great morning afternoon evening " +
+    // light verbs, time deictics and hedges: say little about the topic of a customer question
+    "take takes taking took make makes making made come comes coming came look looks looking looked see " +
+    "seeing give giving put help today tomorrow tonight yesterday now soon later next last moment exactly " +
+    "roughly approximately properly usually normally generally basically definitely possibly certainly " +
+    "ever even anyway though else another mate yet love hope hoping theyre theyve whos wheres hows heres " +
+    "aint " +
+    // the people a customer talks about are context, not the topic of the question
+    "dad mum mom mother father wife husband partner friend friends boyfriend girlfriend brother sister"
+  ).split(" "),
+);
+
+/**
+ * Generic multi-word expressions, applied to the normalised text before tokenising. Only wording that
+ * any shop or service business meets; nothing specific to one knowledge base.
+ */
+const PHRASE_SYNONYMS: [RegExp, string][] = [
+  [/\bhow much\b/g, "price"],
+  [/\b(what|wat) time\b/g, "when"],
+  [/\bmoney back\b/g, "refund"],
+  [/\bmoney off\b/g, "discount"],
+  [/\bgift cards?\b/g, "voucher"],
+  [/\be ?mail address\b/g, "email"],
+  [/\bphone number\b/g, "phone"],
+  [
+    /\b(get in touch|(speak|talk) to (a |an )?(person|human|someone|somebody|real person|member of staff))\b/g,
+    "contact",
+  ],
+  [/\b(payment plan|spread the (cost|payments?)|pay monthly)\b/g, "instalments"],
+  [/\bsend (it |them )?back\b/g, "return"],
+  [/\bpick(ing)? (it |them )?up\b/g, "collect"],
+  [/\b(turn up|pop in|pop by|drop in|drop by|walk in|walk up)\b/g, "walkin"],
+  [/\btrade ?ins?\b/g, "tradein"],
+  [/\bpart exchange\b/g, "tradein"],
+  [/\bsecond ?hand\b/g, "used"],
+  [/\bopening times\b/g, "opening hours"],
+];
+
+/**
+ * Generic word synonyms and UK/US spelling variants, keyed by Porter stem, mapped to one canonical stem.
+ * Applied to the knowledge and the message alike, so both meet on the same term.
+ */
+const STEM_SYNONYMS = new Map<string, string>(
+  Object.entries({
+    // price
+    cost: "price",
+    charg: "price",
+    fee: "price",
+    expens: "price",
+    cheap: "price",
+    cheaper: "price",
+    quot: "price",
+    rate: "price",
+    // services, bookings, changes
+    fix: "repair",
+    mend: "repair",
+    hire: "rent",
+    rental: "rent",
+    appoint: "book",
+    reserv: "book",
+    move: "chang",
+    reschedul: "chang",
+    rearrang: "chang",
+    postpon: "chang",
+    shut: "close",
+    // orders, delivery, after-sales
+    ship: "deliveri",
+    deliv: "deliveri",
+    postag: "deliveri",
+    dispatch: "deliveri",
+    oversea: "abroad",
+    internation: "abroad",
+    intern: "abroad",
+    purchas: "bui",
+    carri: "stock",
+    try: "test",
+    guarante: "warranti",
+    reimburs: "refund",
+    concess: "discount",
+    reward: "loyalti",
+    membership: "member",
+    // contact, location, jobs, classes
+    telephon: "contact",
+    phone: "contact",
+    call: "contact",
+    email: "contact",
+    address: "locat",
+    whereabout: "locat",
+    vacanc: "job",
+    recruit: "job",
+    career: "job",
+    posit: "job",
+    cours: "class",
+    lesson: "class",
+    tutori: "class",
+    // people and things
+    kid: "child",
+    children: "child",
+    son: "child",
+    daughter: "child",
+    toddler: "child",
+    bicycl: "bike",
+    store: "shop",
+    // -ly forms of time words, which Porter keeps apart (weekly -> weekli)
+    daili: "dai",
+    weekli: "week",
+    monthli: "month",
+    yearli: "year",
+    hourli: "hour",
+    nightli: "night",
+    // UK / US spelling
+    tire: "tyre",
+    color: "colour",
+    center: "centr",
+    program: "programm",
+  }),
+);
+
+/** Lower case, no accents, no apostrophes ("don't" -> "dont"), punctuation to spaces, phrase synonyms. */
+function normaliseText(text: string): string {
+  let out = text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/['’`´]/g, "")
+    .replace(/[^\p{L}\p{N}]+/gu, " ");
+  for (const [pattern, replacement] of PHRASE_SYNONYMS) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** Content words of a text (stop words, numbers and 1-letter tokens dropped), before stemming. */
+function contentWords(text: string): string[] {
+  const words: string[] = [];
+  for (const token of normaliseText(text).split(" ")) {
+    const word = IRREGULAR_VERBS.get(token) ?? token;
+    if (word.length < 2 || STOP_WORDS.has(word) || /^[0-9]+$/.test(word)) continue;
+    words.push(word);
+  }
+  return words;
+}
+
+/** Irregular English verb forms that Porter stemming cannot relate to their base form. */
+const IRREGULAR_VERBS = new Map<string, string>(
+  (
+    "bought:buy sold:sell paid:pay brought:bring broke:break broken:break rode:ride ridden:ride sent:send " +
+    "left:leave lost:lose stole:steal stolen:steal went:go gone:go found:find gave:give given:give " +
+    "chose:choose chosen:choose wrote:write written:write built:build spent:spend kept:keep told:tell " +
+    "thought:think saw:see seen:see bent:bend fell:fall fallen:fall wore:wear worn:wear tore:tear " +
+    "torn:tear hung:hang held:hold met:meet ran:run won:win understood:understand forgot:forget " +
+    "forgotten:forget began:begin begun:begin taught:teach caught:catch"
+  )
+    .split(" ")
+    .map((pair) => pair.split(":") as [string, string]),
+);
+
+function termOf(word: string): string {
+  const stem = stemmer(word);
+  return STEM_SYNONYMS.get(stem) ?? stem;
+}
+
+/** Optimal string alignment distance (Levenshtein + adjacent transposition), capped at `max + 1`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) {
+    const row: number[] = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      }
+      row.push(value);
+      rowMin = Math.min(rowMin, value);
+    }
+    rows.push(row);
+    if (i > 0 && rowMin > max) return max + 1;
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * Whether `word` plausibly is a misspelling of `candidate`. Conservative, because a "corrected" word that
+ * was not a typo (dinner -> inner) turns an off-topic message into a match: the first letter must agree
+ * (typos rarely hit it), words of 3-4 letters may only miss one letter (bok -> book), 5-9 letters allow
+ * one edit and longer words two (an edit = insertion, deletion, substitution or swap of adjacent letters).
+ */
+function isTypoOf(word: string, candidate: string): boolean {
+  if (word.length < 3 || word[0] !== candidate[0] || word === candidate) return false;
+  if (word.length < 5) return candidate.length === word.length + 1 && editDistance(word, candidate, 1) <= 1;
+  const max = word.length < 10 ? 1 : 2;
+  return editDistance(word, candidate, max) <= max;
+}
+
+const LONG_STOP_WORDS = [...STOP_WORDS].filter((w) => w.length >= 4).sort();
+
+/** A typo of a stop word ("wher", "normaly") is dropped like the stop word itself. */
+function isMisspeltStopWord(word: string): boolean {
+  return LONG_STOP_WORDS.some((stop) => isTypoOf(word, stop));
+}
+
+// --- passages ---------------------------------------------------------------------------------
+
+type Passage = {
+  id: number;
+  entryIndex: number;
+  question: string;
+  body: string;
+  context: string;
+  reply: string;
+};
+
+/** Splits free text into sentences; a heading line ("Opening hours:") is glued to what follows. */
+function splitPassages(text: string): string[] {
+  const lines = text
+    .split(/\r?\n+/)
+    .map((line) => line.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").trim())
+    .filter((line) => line.length > 0);
+  const sentences: string[] = [];
+  let pending = "";
+  for (const line of lines) {
+    const parts = line.split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(])/u).filter((part) => part.trim());
+    for (const part of parts) {
+      const joined = pending ? `${pending} ${part}` : part;
+      if (
+        /[:]$/.test(part) ||
+        (parts.length === 1 && !/[.!?]$/.test(part) && part.split(/\s+/).length <= 4)
+      ) {
+        pending = joined;
+      } else {
+        sentences.push(joined);
+        pending = "";
+      }
+    }
+  }
+  if (pending) sentences.push(pending);
+  return sentences;
+}
+
+function buildPassages(entries: KnowledgeEntry[]): Passage[] {
+  const passages: Passage[] = [];
+  entries.forEach((entry, entryIndex) => {
+    const question = entry.question?.trim() ?? "";
+    const answer = entry.answer?.trim() ?? "";
+    const text = entry.text?.trim() ?? "";
+    if (answer) {
+      passages.push({
+        id: passages.length,
+        entryIndex,
+        question,
+        body: answer,
+        context: text,
+        reply: answer,
+      });
+      return;
+    }
+    if (!text) return;
+    for (const sentence of splitPassages(text)) {
+      passages.push({
+        id: passages.length,
+        entryIndex,
+        question,
+        body: sentence,
+        context: text,
+        reply: sentence,
+      });
+    }
+  });
+  return passages;
+}
+
+// --- engine -----------------------------------------------------------------------------------
+
+/** `direct`: some term matched the passage itself (question or sentence), not only its surrounding text. */
+type Ranked = { passage: Passage; bm25: number; confidence: number; direct: boolean };
+
+type Index = {
+  passages: Passage[];
+  rank(message: string, limit: number): Ranked[];
+};
+
+function buildIndex(entries: KnowledgeEntry[]): Index {
+  const passages = buildPassages(entries);
+  const search = new MiniSearch<{ id: number; question: string; body: string; context: string }>({
+    fields: ["question", "body", "context"],
+    tokenize: (text) => (text ? text.split(" ") : []),
+    processTerm: (term) => term || null,
+  });
+  const documentFrequency = new Map<string, number>();
+  const vocabulary = new Map<string, string>(); // surface word -> term
+  const analysedTexts = new Map<string, string[]>(); // the question and full text repeat across passages
+  const analyseField = (text: string): string[] => {
+    let terms = analysedTexts.get(text);
+    if (!terms) {
+      terms = [];
+      for (const word of contentWords(text)) {
+        let term = vocabulary.get(word);
+        if (term === undefined) {
+          term = termOf(word);
+          vocabulary.set(word, term);
+        }
+        terms.push(term);
+      }
+      analysedTexts.set(text, terms);
+    }
+    return terms;
+  };
+  for (const passage of passages) {
+    const question = analyseField(passage.question);
+    const body = analyseField(passage.body);
+    const context = analyseField(passage.context);
+    search.add({
+      id: passage.id,
+      question: question.join(" "),
+      body: body.join(" "),
+      context: context.join(" "),
+    });
+    for (const term of new Set([...question, ...body, ...context])) {
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+  }
+  const sortedVocabulary = [...vocabulary.keys()].sort();
+  const n = passages.length;
+  const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  const maxIdf = idf(0);
+  const weightOf = (term: string) =>
+    WEIGHT_FLOOR + ((1 - WEIGHT_FLOOR) * idf(documentFrequency.get(term) ?? 0)) / maxIdf;
+
+  /** Closest knowledge word the message word is a plausible typo of; ties go to the more frequent term. */
+  const correct = (word: string): string | null => {
+    let best: string | null = null;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    let bestFrequency = -1;
+    for (const candidate of sortedVocabulary) {
+      if (!isTypoOf(word, candidate)) continue;
+      const distance = editDistance(word, candidate, 2);
+      const frequency = documentFrequency.get(vocabulary.get(candidate)!) ?? 0;
+      if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
+        best = candidate;
+        bestDistance = distance;
+        bestFrequency = frequency;
+      }
+    }
+    return best;
+  };
+
+  const analyseMessage = (message: string) => {
+    const terms = new Map<string, number>(); // term -> credit (1, or INEXACT_MATCH_CREDIT if corrected)
+    const seen = new Set<string>();
+    for (const word of contentWords(message)) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      let term = vocabulary.get(word) ?? termOf(word);
+      let credit = 1;
+      if (!documentFrequency.has(term) && !vocabulary.has(word)) {
+        const corrected = correct(word);
+        if (corrected) {
+          term = vocabulary.get(corrected)!;
+          credit = INEXACT_MATCH_CREDIT;
+        } else if (isMisspeltStopWord(word)) {
+          continue;
+        }
+      }
+      if (term) terms.set(term, Math.max(terms.get(term) ?? 0, credit));
+    }
+    return terms;
+  };
+
+  /**
+   * Passages ranked by BM25 (ties: knowledge order), each with its confidence: the weighted share of the
+   * message's terms found in the passage, in [0, 1] whatever the size of the knowledge base.
+   */
+  const rank = (message: string, limit: number): Ranked[] => {
+    if (n === 0 || limit <= 0) return [];
+    const terms = analyseMessage(message);
+    if (terms.size === 0) return [];
+    let total = 0;
+    for (const term of terms.keys()) total += weightOf(term);
+    const results = search.search([...terms.keys()].join(" "), {
+      boost: FIELD_BOOST,
+      boostTerm: (term) => terms.get(term) ?? 1,
+      prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
+    });
+    const ranked = results.map((result) => {
+      const exact = new Set(result.terms);
+      let matched = 0;
+      for (const term of result.queryTerms) {
+        const credit = (terms.get(term) ?? 0) * (exact.has(term) ? 1 : INEXACT_MATCH_CREDIT);
+        matched += weightOf(term) * credit;
+      }
+      const direct = Object.values(result.match).some((fields) =>
+        fields.some((field) => field !== "context"),
+      );
+      return {
+        passage: passages[result.id as number]!,
+        bm25: result.score,
+        confidence: matched / total,
+        direct,
+      };
+    });
+    ranked.sort((a, b) => b.bm25 - a.bm25 || a.passage.id - b.passage.id);
+    return ranked.slice(0, limit);
+  };
+
+  return { passages, rank };
+}
+
+export function createBuiltinEngine(
+  entries: KnowledgeEntry[],
+  options: { threshold?: number } = {},
+): BuiltinEngine {
+  const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  const index = buildIndex(entries);
+  return {
+    match(message: string): BuiltinMatch | null {
+      const best = index.rank(message, 1)[0];
+      if (!best || best.confidence < threshold) return null;
+      return { answer: best.passage.reply, score: best.confidence, entryIndex: best.passage.entryIndex };
+    },
+  };
+}
+
+/**
+ * The knowledge most relevant to the message, best first, to put in an LLM prompt: question/answer
+ * entries are returned whole, free-text entries as their matching sentence ({ text }). No threshold:
+ * anything sharing a content term with the message can be returned.
+ */
+export function topPassages(entries: KnowledgeEntry[], message: string, limit: number): KnowledgeEntry[] {
+  if (limit <= 0) return [];
+  const index = buildIndex(entries);
+  const out: KnowledgeEntry[] = [];
+  // Sentences that share no term with the message themselves (only with the rest of their text) are skipped.
+  for (const { passage, direct } of index.rank(message, index.passages.length)) {
+    if (!direct) continue;
+    const entry = entries[passage.entryIndex]!;
+    out.push(entry.answer?.trim() ? { ...entry } : { text: passage.reply });
+    if (out.length >= limit) break;
+  }
+  return out;
+}

@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import {
+  createBuiltinEngine,
+  DEFAULT_THRESHOLD,
+  type KnowledgeEntry,
+  topPassages,
+} from "../src/modules/bot/engine-builtin.ts";
+
+const clinic: KnowledgeEntry[] = [
+  {
+    question: "What are your opening hours?",
+    answer: "We are open Monday to Friday from 8:00 to 18:00 and Saturday from 9:00 to 13:00.",
+  },
+  {
+    question: "How much does a check-up cost?",
+    answer: "A routine check-up costs 45 pounds, including a scale and polish.",
+  },
+  {
+    question: "Is there parking at the clinic?",
+    answer: "Free parking is available behind the building, with two disabled bays by the entrance.",
+  },
+  {
+    question: "How do I book an appointment?",
+    answer: "Book online on our website or call reception on 0161 555 0199.",
+  },
+  {
+    question: "Do you treat children?",
+    answer: "Yes, children under 18 are seen free of charge with a parent or guardian.",
+  },
+  {
+    question: "What should I do in a dental emergency?",
+    answer: "Call us first thing in the morning: we keep emergency slots free every day.",
+  },
+];
+
+describe("builtin bot engine: match", () => {
+  it("answers a paraphrased question with the right entry", () => {
+    const engine = createBuiltinEngine(clinic);
+    const match = engine.match("Hi! What time do you open on Saturday?");
+    expect(match).not.toBeNull();
+    expect(match!.entryIndex).toBe(0);
+    expect(match!.answer).toBe(clinic[0]!.answer);
+    expect(match!.score).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+    expect(match!.score).toBeLessThanOrEqual(1);
+
+    expect(engine.match("how much is a check up?")?.entryIndex).toBe(1);
+    expect(engine.match("Is there somewhere to park near the clinic?")?.entryIndex).toBe(2);
+    expect(engine.match("can I make an appointment online")?.entryIndex).toBe(3);
+    expect(engine.match("do you see kids?")?.entryIndex).toBe(4);
+  });
+
+  it("returns null (fallback) for an unrelated message", () => {
+    const engine = createBuiltinEngine(clinic);
+    expect(engine.match("Who won the football last night?")).toBeNull();
+    expect(engine.match("Do you sell second-hand cars?")).toBeNull();
+    expect(engine.match("Can you recommend a good pizza place?")).toBeNull();
+  });
+
+  it("returns null for an empty knowledge base, an empty message or a message of stop words", () => {
+    expect(createBuiltinEngine([]).match("What are your opening hours?")).toBeNull();
+    expect(createBuiltinEngine([{}, { question: "Only a question" }]).match("only a question")).toBeNull();
+    const engine = createBuiltinEngine(clinic);
+    expect(engine.match("")).toBeNull();
+    expect(engine.match("   ?!  ")).toBeNull();
+    expect(engine.match("hi, thanks, could you please?")).toBeNull();
+  });
+
+  it("tolerates typos", () => {
+    const engine = createBuiltinEngine(clinic);
+    expect(engine.match("wat are ur opneing hours")?.entryIndex).toBe(0);
+    expect(engine.match("is there parkng at the clinc?")?.entryIndex).toBe(2);
+    expect(engine.match("how do i bok an apointment")?.entryIndex).toBe(3);
+    expect(engine.match("what to do in a dental emergncy")?.entryIndex).toBe(5);
+  });
+
+  it("ignores accents, case and punctuation", () => {
+    const engine = createBuiltinEngine(clinic);
+    expect(engine.match("PARKING???")?.entryIndex).toBe(2);
+    expect(engine.match("Pârkïng at the clínic")?.entryIndex).toBe(2);
+  });
+
+  it("answers free-text entries with their best-matching sentence", () => {
+    const knowledge: KnowledgeEntry[] = [
+      {
+        text:
+          "Welcome to Green Leaf Cafe.\n" +
+          "Opening hours:\nEvery day from 7:30 to 17:00.\n" +
+          "We have vegan and gluten-free cakes. Dogs are welcome on the terrace. " +
+          "Free wifi is available for customers.",
+      },
+      { question: "Can I book a table?", answer: "We do not take reservations; just walk in." },
+    ];
+    const engine = createBuiltinEngine(knowledge);
+
+    const dogs = engine.match("Can I bring my dog?");
+    expect(dogs).toEqual({
+      answer: "Dogs are welcome on the terrace.",
+      score: expect.any(Number),
+      entryIndex: 0,
+    });
+
+    const hours = engine.match("when do you open?");
+    expect(hours?.entryIndex).toBe(0);
+    expect(hours?.answer).toBe("Opening hours: Every day from 7:30 to 17:00.");
+
+    expect(engine.match("do you have gluten free cake")?.answer).toBe("We have vegan and gluten-free cakes.");
+    expect(engine.match("can I reserve a table for four?")?.entryIndex).toBe(1);
+  });
+
+  it("is deterministic: same answer and score every time, for engines built separately too", () => {
+    const messages = [
+      "opening hours?",
+      "how much does it cost",
+      "book",
+      "parking for disabled drivers",
+      "emergency",
+      "random unrelated words here",
+    ];
+    const first = createBuiltinEngine(clinic);
+    const second = createBuiltinEngine(structuredClone(clinic));
+    const run = (engine: ReturnType<typeof createBuiltinEngine>) => messages.map((m) => engine.match(m));
+    const expected = run(first);
+    for (let i = 0; i < 3; i++) {
+      expect(run(first)).toEqual(expected);
+      expect(run(second)).toEqual(expected);
+    }
+  });
+
+  it("breaks exact ties by knowledge order", () => {
+    const twins: KnowledgeEntry[] = [
+      { question: "Parking?", answer: "First answer." },
+      { question: "Parking?", answer: "First answer." },
+    ];
+    expect(createBuiltinEngine(twins).match("parking")?.entryIndex).toBe(0);
+  });
+
+  it("applies the threshold option to the normalised score", () => {
+    const message = "Is there parking for my bicycle?"; // "bicycle" is not in the knowledge
+    const lenient = createBuiltinEngine(clinic, { threshold: 0.1 }).match(message);
+    expect(lenient?.entryIndex).toBe(2);
+    expect(lenient!.score).toBeGreaterThan(0.1);
+    expect(lenient!.score).toBeLessThan(1);
+    expect(createBuiltinEngine(clinic, { threshold: lenient!.score + 0.01 }).match(message)).toBeNull();
+    expect(createBuiltinEngine(clinic, { threshold: lenient!.score }).match(message)?.entryIndex).toBe(2);
+    // a full match scores 1 and passes even the strictest threshold
+    expect(createBuiltinEngine(clinic, { threshold: 1 }).match("parking")?.score).toBe(1);
+  });
+
+  it("keeps its decisions when the knowledge base grows (normalised, not raw BM25, threshold)", () => {
+    const filler: KnowledgeEntry[] = Array.from({ length: 300 }, (_, i) => ({
+      question: `What about service plan number ${i} option ${String.fromCharCode(97 + (i % 26))}?`,
+      answer: `Plan ${i} covers item ${i * 7} and extra ${i % 13}; ask reception for the leaflet.`,
+    }));
+    const small = createBuiltinEngine(clinic);
+    const large = createBuiltinEngine([...clinic, ...filler]);
+    for (const message of ["What time do you open on Saturday?", "do you see kids?", "parking?"]) {
+      expect(large.match(message)?.entryIndex).toBe(small.match(message)?.entryIndex);
+      expect(large.match(message)).not.toBeNull();
+    }
+    expect(large.match("Who won the football last night?")).toBeNull();
+  });
+
+  it("does not trip over words that are Object.prototype keys", () => {
+    const engine = createBuiltinEngine([{ question: "constructor toString __proto__", answer: "odd" }]);
+    expect(engine.match("__proto__ constructor toString?")?.answer).toBe("odd");
+    expect(engine.match("valueOf hasOwnProperty isPrototypeOf")).toBeNull();
+  });
+
+  it("builds a 40-entry knowledge base in well under 50 ms and matches in well under 5 ms", () => {
+    const topics = ["hours", "parking", "prices", "booking", "refunds", "delivery", "payment", "warranty"];
+    const entries: KnowledgeEntry[] = Array.from({ length: 40 }, (_, i) => ({
+      question: `What is your policy on ${topics[i % topics.length]} for case ${i}?`,
+      answer: `For ${topics[i % topics.length]} in case ${i} we offer a friendly service with clear rules and fair prices, explained by our staff in the shop or on the phone.`,
+    }));
+    createBuiltinEngine(entries).match("warm up");
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const builds: number[] = [];
+    const matches: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      let start = performance.now();
+      const engine = createBuiltinEngine(entries);
+      builds.push(performance.now() - start);
+      start = performance.now();
+      engine.match("How do refunds work? I paid by card and want my money back");
+      matches.push(performance.now() - start);
+    }
+    expect(median(builds)).toBeLessThan(40); // budget 50 ms; typically 2-5 ms, more on a busy CI machine
+    expect(median(matches)).toBeLessThan(4); // budget 5 ms; typically 0.1 ms
+  });
+});
+
+describe("builtin bot engine: topPassages", () => {
+  it("returns the most relevant entries first, up to the limit", () => {
+    const passages = topPassages(clinic, "How much does it cost to book a check-up?", 2);
+    expect(passages).toHaveLength(2);
+    expect(passages[0]).toEqual(clinic[1]);
+    expect(passages.every((p) => clinic.some((e) => e.answer === p.answer))).toBe(true);
+  });
+
+  it("returns free-text entries as their matching sentence", () => {
+    const knowledge: KnowledgeEntry[] = [
+      { text: "We are open every day. Parking is free behind the shop. Cards and cash accepted." },
+      { question: "Do you deliver?", answer: "Yes, within 5 miles." },
+    ];
+    expect(topPassages(knowledge, "where do I park", 3)).toEqual([
+      { text: "Parking is free behind the shop." },
+    ]);
+  });
+
+  it("returns nothing for a zero limit, an empty knowledge base or an unrelated message", () => {
+    expect(topPassages(clinic, "parking", 0)).toEqual([]);
+    expect(topPassages([], "parking", 3)).toEqual([]);
+    expect(topPassages(clinic, "football results", 3)).toEqual([]);
+  });
+});
