@@ -67,7 +67,10 @@ export function backoffMs(attempt: number): number {
 export interface WorkerOptions {
   db: Db;
   log: FastifyBaseLogger;
+  /** Jobs running at once in this worker. */
   concurrency?: number;
+  /** Jobs of one account running at once, so one busy tenant cannot take every slot. */
+  perAccountConcurrency?: number;
   pollIntervalMs?: number;
   leaseMs?: number;
 }
@@ -77,6 +80,8 @@ export class JobWorker {
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
   private readonly concurrency: number;
+  private readonly perAccount: number;
+  private readonly runningByAccount = new Map<string, number>();
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
@@ -89,7 +94,8 @@ export class JobWorker {
   constructor(options: WorkerOptions) {
     this.db = options.db;
     this.log = options.log;
-    this.concurrency = options.concurrency ?? 16;
+    this.concurrency = options.concurrency ?? 64;
+    this.perAccount = Math.min(options.perAccountConcurrency ?? 32, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.leaseMs ?? 60_000;
   }
@@ -204,19 +210,53 @@ export class JobWorker {
     if (types.length === 0 || limit <= 0) return [];
     const now = Date.now();
     const token = randomUUID();
+    const saturated = [...this.runningByAccount].filter(([, n]) => n >= this.perAccount).map(([id]) => id);
+    const notSaturated =
+      saturated.length > 0
+        ? sql`and (account_id is null or account_id not in (${sql.join(saturated)}))`
+        : sql``;
     const lock = this.db.dialect === "postgres" ? sql`for update skip locked` : sql``;
     const result = await sql<JobRow>`
       update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
         lease_until = ${now + this.leaseMs}, updated_at = ${now}
       where id in (
         select id from jobs
-        where status = 'queued' and run_at <= ${now} and type in (${sql.join(types)})
+        where status = 'queued' and run_at <= ${now} and type in (${sql.join(types)}) ${notSaturated}
         order by run_at
         limit ${limit}
         ${lock}
       )
       returning *`.execute(this.db.kysely);
-    return result.rows;
+    // Jobs past an account's share go straight back to the queue, untouched.
+    const kept: JobRow[] = [];
+    const excess: string[] = [];
+    for (const job of result.rows) {
+      const key = job.account_id;
+      const running = key ? (this.runningByAccount.get(key) ?? 0) : 0;
+      if (key && running >= this.perAccount) {
+        excess.push(job.id);
+        continue;
+      }
+      if (key) this.runningByAccount.set(key, running + 1);
+      kept.push(job);
+    }
+    if (excess.length > 0) {
+      await this.db.kysely
+        .updateTable("jobs")
+        .set({ status: "queued", attempts: sql`attempts - 1`, locked_by: null, lease_until: null })
+        .where("id", "in", excess)
+        .where("locked_by", "=", token)
+        .execute();
+    }
+    return kept;
+  }
+
+  private release(job: JobRow): void {
+    const key = job.account_id;
+    if (!key) return;
+    const n = (this.runningByAccount.get(key) ?? 1) - 1;
+    if (n <= 0) this.runningByAccount.delete(key);
+    else this.runningByAccount.set(key, n);
   }
 
   private async execute(job: JobRow): Promise<void> {
@@ -239,61 +279,42 @@ export class JobWorker {
       failure = err instanceof Error ? err.message : String(err);
       log.warn({ err }, "job failed");
     }
+    this.release(job);
     const now = Date.now();
-    const mine = (q: ReturnType<typeof this.jobsOf>) =>
-      q.where("id", "=", job.id).where("locked_by", "=", job.locked_by);
+    const cleared = { lease_until: null, locked_by: null, updated_at: now };
     try {
-      if (failure === null && outcome === undefined) {
-        await this.db.kysely
-          .deleteFrom("jobs")
-          .where("id", "=", job.id)
-          .where("locked_by", "=", job.locked_by)
-          .execute();
-      } else if (outcome && "dead" in outcome) {
-        await mine(this.jobsOf())
-          .set({
-            status: "dead",
-            last_error: outcome.error,
-            lease_until: null,
-            locked_by: null,
-            updated_at: now,
-          })
-          .execute();
-      } else if (outcome && "retryAt" in outcome) {
-        await mine(this.jobsOf())
-          .set({
-            status: "queued",
-            run_at: outcome.retryAt,
-            last_error: outcome.error ?? null,
-            lease_until: null,
-            locked_by: null,
-            updated_at: now,
-          })
-          .execute();
-      } else if (job.attempts >= job.max_attempts) {
-        log.error({ error: failure }, "job gave up after its last attempt");
-        await mine(this.jobsOf())
-          .set({ status: "dead", last_error: failure, lease_until: null, locked_by: null, updated_at: now })
-          .execute();
-      } else {
-        await mine(this.jobsOf())
-          .set({
-            status: "queued",
-            run_at: now + backoffMs(job.attempts),
-            last_error: failure,
-            lease_until: null,
-            locked_by: null,
-            updated_at: now,
-          })
-          .execute();
-      }
+      // Outcomes go through db.write: on SQLite, concurrent jobs' outcomes share one commit.
+      await this.db.write(async (trx) => {
+        const mine = () =>
+          trx.updateTable("jobs").where("id", "=", job.id).where("locked_by", "=", job.locked_by);
+        if (failure === null && outcome === undefined) {
+          await trx
+            .deleteFrom("jobs")
+            .where("id", "=", job.id)
+            .where("locked_by", "=", job.locked_by)
+            .execute();
+        } else if (outcome && "dead" in outcome) {
+          await mine()
+            .set({ status: "dead", last_error: outcome.error, ...cleared })
+            .execute();
+        } else if (outcome && "retryAt" in outcome) {
+          await mine()
+            .set({ status: "queued", run_at: outcome.retryAt, last_error: outcome.error ?? null, ...cleared })
+            .execute();
+        } else if (job.attempts >= job.max_attempts) {
+          log.error({ error: failure }, "job gave up after its last attempt");
+          await mine()
+            .set({ status: "dead", last_error: failure, ...cleared })
+            .execute();
+        } else {
+          await mine()
+            .set({ status: "queued", run_at: now + backoffMs(job.attempts), last_error: failure, ...cleared })
+            .execute();
+        }
+      });
     } catch (err) {
       // The lease will expire and the job will run again: at-least-once.
       log.error({ err }, "could not record job outcome");
     }
-  }
-
-  private jobsOf() {
-    return this.db.kysely.updateTable("jobs");
   }
 }
