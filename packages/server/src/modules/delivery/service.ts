@@ -237,7 +237,7 @@ export async function deliverMessage(ctx: AppContext, payload: unknown, job: Job
   const body = JSON.stringify(messageEvent(m));
   const result = await postSigned(ctx, m.webhook_url, m.webhook_secret, m.id, body);
   const at = Date.now();
-  await ctx.db.kysely.transaction().execute(async (trx) => {
+  await ctx.db.write(async (trx) => {
     await insertAttempt(trx, accountId, { message_id: m.id, event_id: null, ...attemptRow(result) });
     await repo.setMessageOutcome(trx, accountId, m.id, {
       status: result.ok ? "sent" : "failed",
@@ -289,7 +289,7 @@ export async function deliverEvent(ctx: AppContext, payload: unknown, job: JobCo
 
   const result = await postSigned(ctx, e.events_webhook_url, e.webhook_secret, e.id, e.payload);
   const at = Date.now();
-  await ctx.db.kysely.transaction().execute(async (trx) => {
+  await ctx.db.write(async (trx) => {
     await insertAttempt(trx, accountId, { message_id: null, event_id: e.id, ...attemptRow(result) });
     await repo.setEventOutcome(trx, accountId, e.id, {
       status: result.ok ? "sent" : "failed",
@@ -362,7 +362,7 @@ export async function sendCustomChannelMessage(
   const lastName = given(input.lastName);
   const channel = input.customChannel.trim();
   const now = Date.now();
-  const message = await ctx.db.kysely.transaction().execute(async (trx) => {
+  const message = await ctx.db.write(async (trx) => {
     const { contact, created } = await findOrCreateContactByExternalId(trx, account.id, {
       externalId: input.fromId,
       phone: toE164(input.fromId),
@@ -412,7 +412,7 @@ export async function sendHumanReply(
 ): Promise<MessageRow> {
   requireText(body, "body");
   const now = Date.now();
-  const message = await ctx.db.kysely.transaction().execute(async (trx) => {
+  const message = await ctx.db.write(async (trx) => {
     const conversation = await findConversationById(trx, accountId, conversationId);
     if (!conversation) {
       throw new AppError("CONVERSATION_NOT_FOUND", `No conversation ${conversationId} in this account`);
@@ -442,7 +442,7 @@ export async function sendHumanReply(
  * is left to finish and decides the outcome.
  */
 export async function resendMessage(ctx: AppContext, accountId: string, messageId: string): Promise<void> {
-  await ctx.db.kysely.transaction().execute(async (trx) => {
+  await ctx.db.write(async (trx) => {
     const m = await trx
       .selectFrom("messages")
       .select(["id", "direction", "status"])
