@@ -1,5 +1,26 @@
 import type { Module } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
+import { creditRoutes } from "./routes.ts";
+import { adjustCredits } from "./service.ts";
 
 export const creditsModule: Module = {
   name: "credits",
+  routes: creditRoutes,
+  commands: {
+    "credits add": {
+      summary: "--email E --amount N [--description D]   (operator adjustment; a negative N takes credits)",
+      options: {
+        email: { type: "string" },
+        amount: { type: "string" },
+        description: { type: "string" },
+      },
+      async run(values, { db }) {
+        const { email, amount, description } = values;
+        if (typeof email !== "string" || email.trim() === "")
+          throw new AppError("VALIDATION_ERROR", "--email is required");
+        if (typeof amount !== "string") throw new AppError("INVALID_AMOUNT", "--amount is required");
+        return adjustCredits(db, email, amount, typeof description === "string" ? description : null);
+      },
+    },
+  },
 };

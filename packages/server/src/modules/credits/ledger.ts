@@ -96,7 +96,14 @@ async function maybeFireAutoRecharge(db: Q, accountId: string): Promise<void> {
     .where("auto_recharge_threshold", "is not", null)
     .where("auto_recharge_amount", "is not", null)
     .where(sql<boolean>`credits < auto_recharge_threshold`)
-    .returning(["id", "email", "credits", "auto_recharge_threshold", "auto_recharge_amount", "parent_account_id"])
+    .returning([
+      "id",
+      "email",
+      "credits",
+      "auto_recharge_threshold",
+      "auto_recharge_amount",
+      "parent_account_id",
+    ])
     .executeTakeFirst();
   if (!fired?.parent_account_id) return;
   const now = Date.now();
