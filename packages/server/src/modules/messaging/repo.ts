@@ -145,3 +145,76 @@ export async function insertAttempt(
     .execute();
   return id;
 }
+
+/**
+ * Inserts an inbound message unless (account, external_id) already exists: the unique index
+ * messages_external_uq decides, so concurrent repeats cannot both insert. Returns false on a repeat.
+ * ON CONFLICT DO NOTHING keeps a PostgreSQL transaction usable after the conflict.
+ */
+export async function insertMessageIfNew(db: Q, row: NewMessage): Promise<boolean> {
+  const result = await db
+    .insertInto("messages")
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** A contact's messages in id order (oldest first), starting after `afterId`, `limit` rows. */
+export async function listMessagesByContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  afterId: string | null,
+  limit: number,
+): Promise<MessageRow[]> {
+  let q = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId);
+  if (afterId !== null) q = q.where("id", ">", afterId);
+  return q.orderBy("id", "asc").limit(limit).execute();
+}
+
+/** Records a fetched attachment; only a `pending` one changes (a job that runs twice changes nothing). */
+export async function markMediaStored(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  media: { contentType: string; size: number; sha256: string },
+  at: number = Date.now(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable("messages")
+    .set({
+      media_state: "stored",
+      media_content_type: media.contentType,
+      media_size: media.size,
+      media_sha256: media.sha256,
+      media_reason: null,
+      updated_at: at,
+    })
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .where("media_state", "=", "pending")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function markMediaRejected(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  reason: string,
+  at: number = Date.now(),
+): Promise<boolean> {
+  const result = await db
+    .updateTable("messages")
+    .set({ media_state: "rejected", media_reason: reason, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .where("media_state", "=", "pending")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,147 @@
+import fs from "node:fs";
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
+import { errorResponses, simpleErrorResponses } from "../../platform/http/openapi.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
+import { validatorCompiler } from "../../platform/http/validation.ts";
+import { PageQuery } from "../../platform/pagination.ts";
+import { parseIncoming } from "./incoming-validation.ts";
+import { isTextType } from "./media/sniff.ts";
+import { blobPath } from "./media/store.ts";
+import { ContactParams, IncomingBody, IncomingSuccess, MessagePage, MessageParams } from "./schemas.ts";
+import { acceptIncomingMessage, getMessage, listContactMessages, requireMessage } from "./service.ts";
+import { MessageJson } from "./view.ts";
+
+export const INCOMING_PATHS = ["/v1/incoming_custom_channel_message", "/v1/incoming-custom-channel-message"];
+/** Embedded files make requests large: 16 MiB of file is about 21.4 MiB of base64, plus the JSON. */
+export const INCOMING_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
+
+export function messagingRoutes(app: App, ctx: AppContext): void {
+  for (const [i, url] of INCOMING_PATHS.entries()) {
+    app.post(
+      url,
+      {
+        bodyLimit: INCOMING_BODY_LIMIT_BYTES,
+        config: { errorForm: "simple" },
+        // The body is checked by parseIncoming (field-naming messages, fixed order); the schema below
+        // documents it in OpenAPI. Query strings keep the shared validator.
+        validatorCompiler: (req) => (req.httpPart === "body" ? () => true : validatorCompiler(req)),
+        schema: {
+          summary:
+            i === 0
+              ? "Receive a message from an external system (custom channel)"
+              : "Alias of /v1/incoming_custom_channel_message",
+          description:
+            "Stores the message (creating the contact and conversation on first contact) and, for text " +
+            "messages, lets the AI bot reply. 200 means committed. A repeated messageSid is answered with " +
+            'the original messageId and "duplicate": true, and triggers nothing again. Every error uses ' +
+            'the simple form {"error":"…"}. Any other method: 405 with Allow: POST. Also served at ' +
+            "/v1/incoming-custom-channel-message.",
+          tags: ["messages"],
+          ...(i === 0 ? {} : { hide: true }),
+          body: IncomingBody,
+          response: {
+            200: IncomingSuccess,
+            ...simpleErrorResponses(400, 401, 405, 413, 429, 500),
+          },
+        },
+      },
+      async (request) => {
+        const account = accountOf(request);
+        const input = parseIncoming(request.body);
+        const result = await acceptIncomingMessage(ctx, account, input);
+        return result.duplicate
+          ? { success: true as const, messageId: result.messageId, duplicate: true }
+          : { success: true as const, messageId: result.messageId };
+      },
+    );
+    // The method is wrong whoever asks, so no key is needed to learn that (and nothing is revealed).
+    app.route({
+      method: ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"],
+      url,
+      config: { auth: "none", errorForm: "simple" },
+      schema: { hide: true },
+      handler: async (request) => {
+        throw new AppError("METHOD_NOT_ALLOWED", `Method ${request.method} not allowed; use POST`, {
+          allow: "POST",
+        });
+      },
+    });
+  }
+
+  app.get(
+    "/v1/messages/:messageId",
+    {
+      schema: {
+        summary: "One message with its delivery attempts (extension)",
+        tags: ["messages"],
+        params: MessageParams,
+        response: { 200: MessageJson, ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (request) => getMessage(ctx, accountOf(request).id, request.params.messageId),
+  );
+
+  app.get(
+    "/v1/messages/:messageId/media",
+    {
+      schema: {
+        summary: "The stored attachment of a message, with its content type (extension)",
+        tags: ["messages"],
+        params: MessageParams,
+        response: {
+          200: Type.Unknown({
+            format: "binary",
+            description: "The attachment's bytes, with its content type",
+          }),
+          ...errorResponses(401, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const message = await requireMessage(ctx, accountOf(request).id, request.params.messageId);
+      if (message.media_state !== "stored" || !message.media_sha256) {
+        const state = message.media_state ?? "none";
+        throw new AppError("NOT_FOUND", `This message has no stored attachment (attachment state: ${state})`);
+      }
+      const file = blobPath(ctx.config.dataDir, message.media_sha256);
+      const stat = await fs.promises.stat(file).catch(() => null);
+      if (!stat) {
+        request.log.error(
+          { messageId: message.id, file },
+          "stored attachment is missing from DATA_DIR/media",
+        );
+        throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
+      }
+      const type = message.media_content_type ?? "application/octet-stream";
+      return (
+        reply
+          .type(isTextType(type) ? `${type}; charset=utf-8` : type)
+          .header("content-length", stat.size)
+          .header("etag", `"${message.media_sha256}"`)
+          // Content-addressed: the bytes behind this message never change.
+          .header("cache-control", "private, max-age=31536000, immutable")
+          // Customer-supplied files must never run as a page of this origin.
+          .header("x-content-type-options", "nosniff")
+          .header("content-security-policy", "default-src 'none'; sandbox")
+          .send(fs.createReadStream(file))
+      );
+    },
+  );
+
+  app.get(
+    "/v1/contacts/:contactId/messages",
+    {
+      schema: {
+        summary: "A contact's messages, oldest first, cursor-paginated (extension)",
+        tags: ["messages"],
+        params: ContactParams,
+        querystring: PageQuery,
+        response: { 200: MessagePage, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      listContactMessages(ctx, accountOf(request).id, request.params.contactId, request.query),
+  );
+}

@@ -1,0 +1,224 @@
+// Messaging rules: accepting an incoming custom-channel message (contact, conversation, message and
+// jobs in one transaction, idempotent on messageSid) and reading message history.
+import type { AppContext } from "../../context.ts";
+import { isUniqueViolation } from "../../platform/db/index.ts";
+import type { AccountRow, MessageRow } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
+import { enqueueJobs, type JobInput } from "../../platform/jobs.ts";
+import { decodeCursor, toPage } from "../../platform/pagination.ts";
+import { toE164 } from "../contacts/phone.ts";
+import { findContactById, findOrCreateContactByExternalId } from "../contacts/repo.ts";
+import type { IncomingMessage } from "./incoming-validation.ts";
+import { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
+import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
+import { storeBlob } from "./media/store.ts";
+import {
+  attemptsByMessage,
+  findMessageByExternalId,
+  findMessageById,
+  findOrCreateConversation,
+  insertMessageIfNew,
+  listMessagesByContact,
+  touchConversation,
+} from "./repo.ts";
+import { messageView } from "./view.ts";
+
+export { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
+
+/** Job type the bot module handles: payload `{messageId}` of an inbound text message. */
+export const BOT_REPLY_JOB = "bot.reply";
+
+export interface IncomingResult {
+  messageId: string;
+  duplicate: boolean;
+}
+
+type PreparedMedia =
+  | { kind: "stored"; contentType: string; size: number; sha256: string }
+  | { kind: "url"; url: string; contentType: string };
+
+/** Thrown inside the transaction to roll it back when another request stored this messageSid first. */
+class DuplicateMessage extends Error {
+  readonly messageId: string;
+  constructor(messageId: string) {
+    super("duplicate messageSid");
+    this.messageId = messageId;
+  }
+}
+
+/**
+ * An embedded file is decoded, checked and written to disk before anything is committed: a committed
+ * message never points to a missing blob, and a blob whose request then fails is harmless (it is
+ * content-addressed and reused by the next upload of the same bytes).
+ */
+async function prepareMedia(ctx: AppContext, input: IncomingMessage): Promise<PreparedMedia | null> {
+  if (!input.media) return null;
+  const { url, contentType } = input.media;
+  if (!/^data:/i.test(url)) return { kind: "url", url, contentType };
+  const decoded = decodeDataUri(url, MAX_MEDIA_BYTES);
+  if (!decoded.ok) {
+    throw new AppError(
+      decoded.tooLarge ? "PAYLOAD_TOO_LARGE" : "INVALID_MEDIA",
+      `customData.mediaUrl: ${decoded.reason}`,
+    );
+  }
+  const check = await sniff(decoded.bytes, contentType);
+  if (!check.ok) {
+    throw new AppError(
+      "INVALID_MEDIA",
+      `customData.mediaContentType does not match the attachment: ${check.reason}`,
+    );
+  }
+  const blob = await storeBlob(ctx.config.dataDir, decoded.bytes);
+  return { kind: "stored", contentType: check.contentType, size: blob.size, sha256: blob.sha256 };
+}
+
+export async function acceptIncomingMessage(
+  ctx: AppContext,
+  account: AccountRow,
+  input: IncomingMessage,
+): Promise<IncomingResult> {
+  const db = ctx.db.kysely;
+  const accountId = account.id;
+  // A retried message with an attachment is answered before the file is decoded or written again.
+  // (Without one, the insert's ON CONFLICT below is the only check needed: one query less.)
+  if (input.media) {
+    const known = await findMessageByExternalId(db, accountId, input.messageSid);
+    if (known) return { messageId: known.id, duplicate: true };
+  }
+
+  const media = await prepareMedia(ctx, input);
+  for (let round = 1; ; round++) {
+    try {
+      return await storeIncoming(ctx, accountId, input, media);
+    } catch (err) {
+      // A unique index that decided against this transaction (a contact or conversation created by a
+      // concurrent request): the transaction is rolled back and replayed, and now finds those rows.
+      if (round < 3 && (isUniqueViolation(err) || isDeadlock(err))) continue;
+      throw err;
+    }
+  }
+}
+
+function isDeadlock(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === "40P01";
+}
+
+async function storeIncoming(
+  ctx: AppContext,
+  accountId: string,
+  input: IncomingMessage,
+  media: PreparedMedia | null,
+): Promise<IncomingResult> {
+  const db = ctx.db.kysely;
+  const now = Date.now();
+  const messageId = newId("message");
+  try {
+    await db.transaction().execute(async (trx) => {
+      const { contact } = await findOrCreateContactByExternalId(trx, accountId, {
+        externalId: input.fromId,
+        phone: toE164(input.fromId),
+        firstName: input.firstName,
+        lastName: input.lastName,
+        email: input.email,
+      });
+      const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, input.channel, now);
+      const reactionTarget =
+        input.type === "reaction" && input.reactionTo
+          ? await findMessageByExternalId(trx, accountId, input.reactionTo)
+          : undefined;
+      const inserted = await insertMessageIfNew(trx, {
+        id: messageId,
+        account_id: accountId,
+        conversation_id: conversation.id,
+        contact_id: contact.id,
+        direction: "inbound",
+        type: input.type,
+        sender: "contact",
+        body: input.body,
+        status: input.status,
+        channel: input.channel,
+        // Stored as given; the bot module decides whether it names one of the account's campaigns.
+        campaign_id: input.campaignId,
+        external_id: input.messageSid,
+        from_id: input.fromId,
+        to_id: input.toId,
+        reaction_to_message_id: reactionTarget?.id ?? null,
+        reaction_to_external_id: input.type === "reaction" ? input.reactionTo : null,
+        // An embedded file is not kept as text: its bytes are in the blob store.
+        media_url: media?.kind === "url" ? media.url : null,
+        media_content_type: media?.contentType ?? null,
+        media_state: media ? (media.kind === "stored" ? "stored" : "pending") : null,
+        media_size: media?.kind === "stored" ? media.size : null,
+        media_sha256: media?.kind === "stored" ? media.sha256 : null,
+        media_reason: null,
+        error: null,
+        user_id: null,
+        created_at: now,
+        updated_at: now,
+      });
+      if (!inserted) {
+        // A concurrent request with the same messageSid committed first (the unique index decided).
+        const winner = await findMessageByExternalId(trx, accountId, input.messageSid);
+        if (!winner) throw new Error("message insert conflicted but no row holds its messageSid");
+        throw new DuplicateMessage(winner.id);
+      }
+      await touchConversation(trx, accountId, conversation.id, now);
+      const jobs: JobInput[] = [];
+      if (media?.kind === "url") {
+        jobs.push({ type: MEDIA_FETCH_JOB, accountId, payload: { messageId } });
+      }
+      // Reactions are shown, never answered.
+      if (input.type === "text") jobs.push({ type: BOT_REPLY_JOB, accountId, payload: { messageId } });
+      await enqueueJobs(trx, jobs);
+    });
+  } catch (err) {
+    if (err instanceof DuplicateMessage) return { messageId: err.messageId, duplicate: true };
+    throw err;
+  }
+  ctx.worker.wake();
+  return { messageId, duplicate: false };
+}
+
+export async function getMessage(ctx: AppContext, accountId: string, messageId: string) {
+  const message = await requireMessage(ctx, accountId, messageId);
+  const attempts = await attemptsByMessage(ctx.db.kysely, accountId, [message.id]);
+  return messageView(message, attempts.get(message.id) ?? []);
+}
+
+export async function requireMessage(
+  ctx: AppContext,
+  accountId: string,
+  messageId: string,
+): Promise<MessageRow> {
+  const message = await findMessageById(ctx.db.kysely, accountId, messageId);
+  if (!message) throw new AppError("MESSAGE_NOT_FOUND", `No message with id ${messageId}`);
+  return message;
+}
+
+/** A contact's messages, oldest first, with every page's delivery attempts read in one query. */
+export async function listContactMessages(
+  ctx: AppContext,
+  accountId: string,
+  contactId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  const db = ctx.db.kysely;
+  const contact = await findContactById(db, accountId, contactId);
+  if (!contact) throw new AppError("CONTACT_NOT_FOUND", `No contact with id ${contactId}`);
+  const limit = query.limit ?? 50;
+  const after = decodeCursor(query.cursor);
+  const rows = await listMessagesByContact(db, accountId, contactId, after, limit + 1);
+  const attempts = await attemptsByMessage(
+    db,
+    accountId,
+    rows.slice(0, limit).map((r) => r.id),
+  );
+  return toPage(
+    rows,
+    limit,
+    (r) => r.id,
+    (r) => messageView(r, attempts.get(r.id) ?? []),
+  );
+}
