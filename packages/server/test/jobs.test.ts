@@ -204,4 +204,37 @@ describe("job worker", () => {
     }
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
   });
+
+  it("bounds each account's share of the worker so one busy account cannot starve another", async () => {
+    const running = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const finished: string[] = [];
+    const worker = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 5, concurrency: 4, perAccountConcurrency: 2 });
+    worker.register("fair", async (_payload, ctx) => {
+      const acc = ctx.accountId ?? "";
+      running.set(acc, (running.get(acc) ?? 0) + 1);
+      peak.set(acc, Math.max(peak.get(acc) ?? 0, running.get(acc) ?? 0));
+      await new Promise((r) => setTimeout(r, 30));
+      running.set(acc, (running.get(acc) ?? 0) - 1);
+      finished.push(acc);
+      return undefined;
+    });
+    const a = (await t.account()).accountId;
+    const b = (await t.account()).accountId;
+    await enqueueJobs(t.parley.db.kysely, Array.from({ length: 30 }, () => ({ type: "fair", accountId: a, payload: null })));
+    await enqueueJobs(t.parley.db.kysely, [
+      { type: "fair", accountId: b, payload: null, runAt: Date.now() + 50 },
+      { type: "fair", accountId: b, payload: null, runAt: Date.now() + 50 },
+    ]);
+    worker.start();
+    try {
+      await waitFor(async () => finished.length === 32, 20_000);
+    } finally {
+      await worker.stop();
+    }
+    expect(peak.get(a)).toBe(2);
+    expect(peak.get(b)).toBeLessThanOrEqual(2);
+    // B's two jobs ran while A still had a backlog, not after all of A's 30.
+    expect(finished.lastIndexOf(b)).toBeLessThan(20);
+  });
 });

@@ -216,39 +216,49 @@ export class JobWorker {
         ? sql`and (account_id is null or account_id not in (${sql.join(saturated)}))`
         : sql``;
     const lock = this.db.dialect === "postgres" ? sql`for update skip locked` : sql``;
-    const result = await sql<JobRow>`
-      update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
-        lease_until = ${now + this.leaseMs}, updated_at = ${now}
-      where id in (
-        select id from jobs
-        where status = 'queued' and run_at <= ${now} and type in (${sql.join(types)}) ${notSaturated}
-        order by run_at
-        limit ${limit}
-        ${lock}
-      )
-      returning *`.execute(this.db.kysely);
-    // Jobs past an account's share go straight back to the queue, untouched.
-    const kept: JobRow[] = [];
-    const excess: string[] = [];
-    for (const job of result.rows) {
-      const key = job.account_id;
-      const running = key ? (this.runningByAccount.get(key) ?? 0) : 0;
-      if (key && running >= this.perAccount) {
-        excess.push(job.id);
-        continue;
+    // Claim and put-back in one write: on SQLite it joins the group commit of job outcomes.
+    const claimed = await this.db.write(async (trx) => {
+      const result = await sql<JobRow>`
+        update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
+          lease_until = ${now + this.leaseMs}, updated_at = ${now}
+        where id in (
+          select id from jobs
+          where status = 'queued' and run_at <= ${now} and type in (${sql.join(types)}) ${notSaturated}
+          order by run_at
+          limit ${limit}
+          ${lock}
+        )
+        returning *`.execute(trx);
+      // Jobs past an account's share go straight back to the queue, untouched.
+      const kept: JobRow[] = [];
+      const excess: string[] = [];
+      const taken = new Map<string, number>();
+      for (const job of result.rows) {
+        const key = job.account_id;
+        const running = key ? (this.runningByAccount.get(key) ?? 0) + (taken.get(key) ?? 0) : 0;
+        if (key && running >= this.perAccount) {
+          excess.push(job.id);
+          continue;
+        }
+        if (key) taken.set(key, (taken.get(key) ?? 0) + 1);
+        kept.push(job);
       }
-      if (key) this.runningByAccount.set(key, running + 1);
-      kept.push(job);
+      if (excess.length > 0) {
+        await trx
+          .updateTable("jobs")
+          .set({ status: "queued", attempts: sql`attempts - 1`, locked_by: null, lease_until: null })
+          .where("id", "in", excess)
+          .where("locked_by", "=", token)
+          .execute();
+      }
+      return kept;
+    });
+    // Counted only once the claim is committed, so a failed claim cannot leak a slot.
+    for (const job of claimed) {
+      if (job.account_id)
+        this.runningByAccount.set(job.account_id, (this.runningByAccount.get(job.account_id) ?? 0) + 1);
     }
-    if (excess.length > 0) {
-      await this.db.kysely
-        .updateTable("jobs")
-        .set({ status: "queued", attempts: sql`attempts - 1`, locked_by: null, lease_until: null })
-        .where("id", "in", excess)
-        .where("locked_by", "=", token)
-        .execute();
-    }
-    return kept;
+    return claimed;
   }
 
   private release(job: JobRow): void {
