@@ -111,11 +111,11 @@ async function storeIncoming(
   input: IncomingMessage,
   media: PreparedMedia | null,
 ): Promise<IncomingResult> {
-  const db = ctx.db.kysely;
   const now = Date.now();
   const messageId = newId("message");
   try {
-    await db.transaction().execute(async (trx) => {
+    // db.write: committed (fsynced) before we answer; on SQLite concurrent requests share the commit.
+    await ctx.db.write(async (trx) => {
       const { contact } = await findOrCreateContactByExternalId(trx, accountId, {
         externalId: input.fromId,
         phone: toE164(input.fromId),
