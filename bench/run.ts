@@ -41,12 +41,16 @@ function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
 }
 
-function childEnv(dataDir: string, databaseUrl: string | null, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+function childEnv(
+  dataDir: string,
+  databaseUrl: string | null,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
-    RATE_LIMIT_PER_MINUTE: "100000000",
+    RATE_LIMIT_PER_MINUTE: "10000000",
     HOST: "127.0.0.1",
     PORT: "0",
     ...extra,
@@ -84,7 +88,7 @@ function serve(command: string[], env: NodeJS.ProcessEnv): Promise<Served> {
       const nl = out.indexOf("\n");
       if (nl < 0) return;
       const line = JSON.parse(out.slice(0, nl)) as { port?: number; url?: string };
-      const port = line.port ?? Number(new URL(String(line.url)).port);
+      const port = line.port ?? (line.url ? Number(new URL(line.url).port) : 0);
       resolve({
         child,
         port,
@@ -188,11 +192,18 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
   const dataDir = tmpDir();
   const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_ingest") : null;
   const env = childEnv(dataDir, databaseUrl);
-  const account = await cli(["account", "create", "--email", "bench@example.com", "--password", "bench-password"], env);
+  const account = await cli(
+    ["account", "create", "--email", "bench@example.com", "--password", "bench-password"],
+    env,
+  );
   const parley = await serve([BIN, "serve", "--no-worker"], env);
   const tlsDir = path.join(dataDir, "tls");
   const baseline = await serve(
-    [path.join(ROOT, "bench/baseline-server.ts"), path.join(tlsDir, "self-signed.crt"), path.join(tlsDir, "self-signed.key")],
+    [
+      path.join(ROOT, "bench/baseline-server.ts"),
+      path.join(tlsDir, "self-signed.crt"),
+      path.join(tlsDir, "self-signed.key"),
+    ],
     env,
   );
   const parleyPath = `/v1/incoming_custom_channel_message?apiKey=${account.apiKey}`;
@@ -261,8 +272,14 @@ async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResu
   const dataDir = tmpDir();
   const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_drain") : null;
   const env = childEnv(dataDir, databaseUrl, { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
-  const account = await cli(["account", "create", "--email", "drain@example.com", "--password", "bench-password"], env);
-  await cli(["account", "set", "--email", "drain@example.com", "--webhook-url", `http://127.0.0.1:${port}/hook`], env);
+  const account = await cli(
+    ["account", "create", "--email", "drain@example.com", "--password", "bench-password"],
+    env,
+  );
+  await cli(
+    ["account", "set", "--email", "drain@example.com", "--webhook-url", `http://127.0.0.1:${port}/hook`],
+    env,
+  );
   // Queue the replies through the real send endpoint, with no worker running.
   const api = await serve([BIN, "serve", "--no-worker"], env);
   log(`${database}: queueing ${DRAIN_MESSAGES} replies`);
@@ -270,7 +287,9 @@ async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResu
     url: `https://127.0.0.1:${api.port}/v1/send_custom_channel_message?apiKey=${account.apiKey}`,
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ customData: { fromId: "user-[<id>]", customChannel: "webchat", body: "Your order has shipped." } }),
+    body: JSON.stringify({
+      customData: { fromId: "user-[<id>]", customChannel: "webchat", body: "Your order has shipped." },
+    }),
     idReplacement: true,
     connections: 20,
     amount: DRAIN_MESSAGES,
@@ -302,7 +321,14 @@ async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResu
 
 interface LookupResult {
   database: "sqlite";
-  sizes: Array<{ contacts: number; messages: number; phoneP50: number; phoneP99: number; historyP50: number; historyP99: number }>;
+  sizes: Array<{
+    contacts: number;
+    messages: number;
+    phoneP50: number;
+    phoneP99: number;
+    historyP50: number;
+    historyP99: number;
+  }>;
   phoneRatio: number;
   historyRatio: number;
 }
@@ -310,7 +336,10 @@ interface LookupResult {
 async function lookupAt(contacts: number): Promise<LookupResult["sizes"][number]> {
   const dataDir = tmpDir();
   const env = childEnv(dataDir, null);
-  const account = (await cli(["account", "create", "--email", "lookup@example.com", "--password", "bench-password"], env)) as {
+  const account = (await cli(
+    ["account", "create", "--email", "lookup@example.com", "--password", "bench-password"],
+    env,
+  )) as {
     accountId: string;
     apiKey: string;
   };
@@ -333,11 +362,22 @@ async function lookupAt(contacts: number): Promise<LookupResult["sizes"][number]
     if (r.non2xx > 0) throw new Error(`lookup answered ${r.non2xx} non-2xx`);
     return { p50: r.latency.p50, p99: r.latency.p99 };
   };
-  const phone = await run(() => `/v1/contacts?phoneNumber=%2B${seeded.phoneOf(sample(contacts)).slice(1)}&apiKey=${account.apiKey}`);
-  const history = await run(() => `/v1/contacts/${seeded.contactIdOf(sample(contacts))}/messages?limit=20&apiKey=${account.apiKey}`);
+  const phone = await run(
+    () => `/v1/contacts?phoneNumber=%2B${seeded.phoneOf(sample(contacts)).slice(1)}&apiKey=${account.apiKey}`,
+  );
+  const history = await run(
+    () => `/v1/contacts/${seeded.contactIdOf(sample(contacts))}/messages?limit=20&apiKey=${account.apiKey}`,
+  );
   await api.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  return { contacts, messages: contacts * 5, phoneP50: phone.p50, phoneP99: phone.p99, historyP50: history.p50, historyP99: history.p99 };
+  return {
+    contacts,
+    messages: contacts * 5,
+    phoneP50: phone.p50,
+    phoneP99: phone.p99,
+    historyP50: history.p50,
+    historyP99: history.p99,
+  };
 }
 
 async function lookups(): Promise<LookupResult> {
@@ -370,14 +410,29 @@ function markdown(r: {
       `| bare Fastify baseline | ${i.baseline.rps} | ${i.baseline.p50} | ${i.baseline.p99} | | 1× | |`,
     );
   }
-  lines.push("", "| delivery drain | messages | seconds | webhooks/s | delivered | duplicates |", "|---|---|---|---|---|---|");
-  for (const d of r.drain) lines.push(`| ${d.database} | ${d.messages} | ${d.seconds} | **${d.perSecond}** | ${d.delivered} | ${d.duplicates} |`);
+  lines.push(
+    "",
+    "| delivery drain | messages | seconds | webhooks/s | delivered | duplicates |",
+    "|---|---|---|---|---|---|",
+  );
+  for (const d of r.drain)
+    lines.push(
+      `| ${d.database} | ${d.messages} | ${d.seconds} | **${d.perSecond}** | ${d.delivered} | ${d.duplicates} |`,
+    );
   if (r.lookup) {
-    lines.push("", "| lookup (SQLite) | contacts | messages | phone p50 ms | phone p99 ms | history p50 ms | history p99 ms |", "|---|---|---|---|---|---|---|");
+    lines.push(
+      "",
+      "| lookup (SQLite) | contacts | messages | phone p50 ms | phone p99 ms | history p50 ms | history p99 ms |",
+      "|---|---|---|---|---|---|---|",
+    );
     for (const s of r.lookup.sizes) {
-      lines.push(`| | ${s.contacts} | ${s.messages} | ${s.phoneP50} | ${s.phoneP99} | ${s.historyP50} | ${s.historyP99} |`);
+      lines.push(
+        `| | ${s.contacts} | ${s.messages} | ${s.phoneP50} | ${s.phoneP99} | ${s.historyP50} | ${s.historyP99} |`,
+      );
     }
-    lines.push(`| p50 ratio large/small | | | **${r.lookup.phoneRatio}×** | | **${r.lookup.historyRatio}×** | |`);
+    lines.push(
+      `| p50 ratio large/small | | | **${r.lookup.phoneRatio}×** | | **${r.lookup.historyRatio}×** | |`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
