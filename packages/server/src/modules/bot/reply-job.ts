@@ -1,0 +1,329 @@
+// The `bot.reply` job: one inbound text message in, at most one bot reply out.
+//
+// At-least-once safe: the reply carries external_id "bot:<inbound id>" (unique per account), is checked
+// before and inside the writing transaction, and a unique violation from a concurrent twin counts as
+// done. The reply, its credit debit, the conversation's campaign and any human alert are one transaction.
+import type { AppContext } from "../../context.ts";
+import { isUniqueViolation } from "../../platform/db/index.ts";
+import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../../platform/db/schema.ts";
+import type { JobContext, JobHandler } from "../../platform/jobs.ts";
+import { iso } from "../../platform/text.ts";
+import { findAccountById } from "../accounts/repo.ts";
+import { debit } from "../credits/ledger.ts";
+import { createOutboundMessage, enqueueAccountEvent } from "../delivery/outbound.ts";
+import { findConversationById, findMessageByExternalId } from "../messaging/repo.ts";
+import {
+  type BuiltinEngine,
+  createBuiltinEngine,
+  type KnowledgeEntry,
+  topPassages,
+} from "./engine-builtin.ts";
+import {
+  DEFAULT_LLM_TIMEOUT_MS,
+  generateLlmReply,
+  HISTORY_MESSAGES,
+  KNOWLEDGE_PASSAGES,
+  resolveLlmTarget,
+} from "./engine-llm.ts";
+import * as repo from "./repo.ts";
+import { chooseCampaign } from "./routing.ts";
+import { parseKnowledge } from "./service.ts";
+
+export const BOT_REPLY_JOB = "bot.reply";
+export const HUMAN_ALERT_EVENT = "conversation.human_alert";
+/** Replies longer than an inbound message may be are cut (a runaway model must not store megabytes). */
+const MAX_REPLY_CHARS = 10_000;
+
+export type AlertReason = "no_answer" | "llm_error" | "llm_not_configured" | "out_of_credits";
+
+export type SkipReason =
+  | "message_not_found"
+  | "not_inbound_text"
+  | "already_replied"
+  | "account_bot_off"
+  | "contact_bot_off"
+  | "conversation_paused"
+  | "no_campaign"
+  | "campaign_not_live";
+
+export type BotOutcome =
+  | {
+      action: "replied";
+      replyId: string;
+      campaignId: string;
+      engine: "builtin" | "llm";
+      alert: AlertReason | null;
+      debited: number;
+    }
+  | { action: "skipped"; reason: SkipReason }
+  | { action: "alerted"; reason: "out_of_credits"; campaignId: string };
+
+export interface BotOptions {
+  /** Total time for one LLM reply including its retry (tests shorten it). */
+  llmTimeoutMs?: number;
+}
+
+class OutOfCredits extends Error {}
+
+// Building a BM25 index per message would waste work: keep one engine per campaign while its
+// knowledge text is unchanged (compared exactly, so an edit is seen at once). Bounded by count and by
+// the total size of the cached knowledge, least recently used out first.
+const ENGINE_CACHE_SIZE = 200;
+const ENGINE_CACHE_CHARS = 20_000_000;
+const engines = new Map<string, { knowledge: string; entries: KnowledgeEntry[]; engine: BuiltinEngine }>();
+let cachedChars = 0;
+
+function knowledgeOf(campaign: CampaignRow): { entries: KnowledgeEntry[]; engine: BuiltinEngine } {
+  const hit = engines.get(campaign.id);
+  if (hit) {
+    engines.delete(campaign.id);
+    if (hit.knowledge === campaign.knowledge) {
+      engines.set(campaign.id, hit);
+      return hit;
+    }
+    cachedChars -= hit.knowledge.length;
+  }
+  const entries = parseKnowledge(campaign.knowledge);
+  const built = { knowledge: campaign.knowledge, entries, engine: createBuiltinEngine(entries) };
+  engines.set(campaign.id, built);
+  cachedChars += built.knowledge.length;
+  while (engines.size > 1 && (engines.size > ENGINE_CACHE_SIZE || cachedChars > ENGINE_CACHE_CHARS)) {
+    const [oldestId, oldest] = engines.entries().next().value as [string, { knowledge: string }];
+    engines.delete(oldestId);
+    cachedChars -= oldest.knowledge.length;
+  }
+  return built;
+}
+
+function switchesBlock(sw: repo.BotSwitches): SkipReason | null {
+  if (!sw.accountActive) return "account_bot_off";
+  if (!sw.contactActive) return "contact_bot_off";
+  if (sw.conversationPaused) return "conversation_paused";
+  return null;
+}
+
+export function parsePayload(payload: unknown): string | null {
+  if (typeof payload !== "object" || payload === null) return null;
+  const id = (payload as { messageId?: unknown }).messageId;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+export function botReplyHandler(ctx: AppContext, options: BotOptions = {}): JobHandler {
+  return async (payload: unknown, job: JobContext) => {
+    const messageId = parsePayload(payload);
+    if (!messageId) return { dead: true, error: "bot.reply payload needs a messageId" };
+    const outcome = await runBotReply(ctx, messageId, { ...options, accountId: job.accountId, log: job.log });
+    job.log.debug({ messageId, outcome }, "bot.reply done");
+    return undefined;
+  };
+}
+
+/** Sets the alert; the event goes out only when this call raised it and an events URL is set. */
+async function raiseAlert(
+  trx: Parameters<typeof repo.raiseHumanAlert>[0],
+  account: AccountRow,
+  conversation: ConversationRow,
+  reason: AlertReason,
+  inboundId: string,
+  at: number,
+): Promise<boolean> {
+  const raised = await repo.raiseHumanAlert(trx, account.id, conversation.id, reason, at);
+  if (!raised || !account.events_webhook_url) return false;
+  await enqueueAccountEvent(
+    trx,
+    account.id,
+    HUMAN_ALERT_EVENT,
+    {
+      conversation_id: conversation.id,
+      contact_id: conversation.contact_id,
+      reason,
+      message_id: inboundId,
+      created_at: iso(at),
+    },
+    at,
+  );
+  return true;
+}
+
+export async function runBotReply(
+  ctx: AppContext,
+  messageId: string,
+  options: BotOptions & { accountId?: string | null; log?: AppContext["log"] } = {},
+): Promise<BotOutcome> {
+  const { db, config } = ctx;
+  const log = options.log ?? ctx.log;
+  const inbound = await repo.findMessageForJob(db.kysely, messageId);
+  if (!inbound || (options.accountId && inbound.account_id !== options.accountId)) {
+    return { action: "skipped", reason: "message_not_found" };
+  }
+  // Reactions and outbound messages never reach the bot, whoever queued the job.
+  if (inbound.direction !== "inbound" || inbound.type !== "text") {
+    return { action: "skipped", reason: "not_inbound_text" };
+  }
+  const accountId = inbound.account_id;
+  const externalId = `bot:${inbound.id}`;
+  if (await findMessageByExternalId(db.kysely, accountId, externalId)) {
+    return { action: "skipped", reason: "already_replied" };
+  }
+  const [account, conversation, switches] = await Promise.all([
+    findAccountById(db.kysely, accountId),
+    findConversationById(db.kysely, accountId, inbound.conversation_id),
+    repo.readSwitches(db.kysely, accountId, inbound.conversation_id),
+  ]);
+  if (!account || !conversation || !switches) return { action: "skipped", reason: "message_not_found" };
+  const blocked = switchesBlock(switches);
+  if (blocked) return { action: "skipped", reason: blocked };
+
+  const route = chooseCampaign(await repo.routingCandidates(db.kysely, accountId), {
+    campaignId: inbound.campaign_id,
+    body: inbound.body,
+  });
+  const campaign = route ? await repo.findCampaign(db.kysely, accountId, route.campaignId) : undefined;
+  if (!campaign) return { action: "skipped", reason: "no_campaign" };
+  if (campaign.status !== "live") {
+    await repo.setConversationCampaign(db.kysely, accountId, conversation.id, campaign.id);
+    return { action: "skipped", reason: "campaign_not_live" };
+  }
+
+  const target = resolveLlmTarget(account, config, campaign.model);
+  const engine: "builtin" | "llm" =
+    campaign.engine === "auto" ? (target ? "llm" : "builtin") : campaign.engine;
+  const free = engine === "llm" && target !== null && target.ownLlm;
+  const cost = free ? 0 : Math.round(config.botReplyCost * 100);
+
+  if (cost > 0 && account.credits < cost) {
+    // Checked before generating so an empty balance never pays for an LLM call; the debit below is
+    // the authoritative check.
+    await alertOutOfCredits(ctx, account, conversation, campaign.id, inbound);
+    return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
+  }
+
+  const generated = await generate(ctx, { inbound, campaign, engine, target, options, log });
+  const body = generated.body.slice(0, MAX_REPLY_CHARS);
+
+  const now = Date.now();
+  let result: BotOutcome;
+  try {
+    result = await db.kysely.transaction().execute(async (trx): Promise<BotOutcome> => {
+      if (await findMessageByExternalId(trx, accountId, externalId)) {
+        return { action: "skipped", reason: "already_replied" };
+      }
+      // A person may have replied (pausing the bot) while the model was thinking.
+      const sw = await repo.readSwitches(trx, accountId, conversation.id);
+      const late = sw ? switchesBlock(sw) : "message_not_found";
+      if (late) return { action: "skipped", reason: late };
+      const reply = await createOutboundMessage(trx, accountId, {
+        sender: "bot",
+        channel: inbound.channel,
+        toId: inbound.from_id,
+        campaignId: campaign.id,
+        externalId,
+        conversationId: conversation.id,
+        contactId: inbound.contact_id,
+        body,
+        at: now,
+      });
+      if (cost > 0) {
+        const debited = await debit(trx, accountId, {
+          amount: cost,
+          kind: "bot_reply",
+          messageId: reply.id,
+          description: `AI bot reply (campaign ${campaign.name})`,
+        });
+        if (!debited) throw new OutOfCredits();
+      }
+      await repo.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+      if (generated.alert) await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
+      return {
+        action: "replied",
+        replyId: reply.id,
+        campaignId: campaign.id,
+        engine,
+        alert: generated.alert,
+        debited: cost / 100,
+      };
+    });
+  } catch (err) {
+    if (err instanceof OutOfCredits) {
+      await alertOutOfCredits(ctx, account, conversation, campaign.id, inbound);
+      return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
+    }
+    // A concurrent run of this job committed the reply first.
+    if (isUniqueViolation(err)) return { action: "skipped", reason: "already_replied" };
+    throw err;
+  }
+  if (result.action === "replied") ctx.worker.wake();
+  return result;
+}
+
+async function alertOutOfCredits(
+  ctx: AppContext,
+  account: AccountRow,
+  conversation: ConversationRow,
+  campaignId: string,
+  inbound: MessageRow,
+): Promise<void> {
+  const evented = await ctx.db.kysely.transaction().execute(async (trx) => {
+    await repo.setConversationCampaign(trx, account.id, conversation.id, campaignId);
+    return raiseAlert(trx, account, conversation, "out_of_credits", inbound.id, Date.now());
+  });
+  if (evented) ctx.worker.wake();
+}
+
+interface Generated {
+  body: string;
+  alert: AlertReason | null;
+}
+
+async function generate(
+  ctx: AppContext,
+  input: {
+    inbound: MessageRow;
+    campaign: CampaignRow;
+    engine: "builtin" | "llm";
+    target: ReturnType<typeof resolveLlmTarget>;
+    options: BotOptions;
+    log: AppContext["log"];
+  },
+): Promise<Generated> {
+  const { inbound, campaign, target, log } = input;
+  const fallback = { body: campaign.fallback_message };
+  const { entries, engine } = knowledgeOf(campaign);
+  if (input.engine === "builtin") {
+    const match = engine.match(inbound.body);
+    return match ? { body: match.answer, alert: null } : { ...fallback, alert: "no_answer" };
+  }
+  if (!target) {
+    log.warn({ campaignId: campaign.id }, "campaign uses the llm engine but no LLM is configured");
+    return { ...fallback, alert: "llm_not_configured" };
+  }
+  try {
+    const history = await repo.recentHistory(
+      ctx.db.kysely,
+      inbound.account_id,
+      inbound.conversation_id,
+      inbound.id,
+      HISTORY_MESSAGES,
+    );
+    const out = await generateLlmReply(
+      target,
+      {
+        instructions: campaign.instructions,
+        passages: entries.length ? topPassages(entries, inbound.body, KNOWLEDGE_PASSAGES) : [],
+        history,
+      },
+      { fetcher: ctx.fetcher, timeoutMs: input.options.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS },
+    );
+    return out.kind === "answer" ? { body: out.text, alert: null } : { ...fallback, alert: "no_answer" };
+  } catch (err) {
+    // Never a crash and never a lost message: the customer gets the fallback, a person gets the alert.
+    log.warn(
+      {
+        err: err instanceof Error ? { name: err.name, message: err.message } : String(err),
+        campaignId: campaign.id,
+      },
+      "LLM reply failed; sending the fallback message",
+    );
+    return { ...fallback, alert: "llm_error" };
+  }
+}

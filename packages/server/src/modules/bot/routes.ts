@@ -1,0 +1,196 @@
+// Campaign CRUD and the conversations' bot state (extensions): thin handlers, rules in service.ts.
+import type { AppContext } from "../../context.ts";
+import { errorResponses } from "../../platform/http/openapi.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
+import { pageOf, toPage } from "../../platform/pagination.ts";
+import {
+  BotSwitchBody,
+  CAMPAIGN_BODY_LIMIT_BYTES,
+  CampaignJson,
+  CampaignListQuery,
+  CampaignParams,
+  CampaignSummaryJson,
+  ConversationJson,
+  ConversationListQuery,
+  ConversationParams,
+  CreateCampaignBody,
+  DeleteCampaignResponse,
+  UpdateCampaignBody,
+} from "./schemas.ts";
+import {
+  campaignView,
+  conversationView,
+  createCampaign,
+  deleteCampaign,
+  pageCampaigns,
+  pageConversations,
+  requireCampaign,
+  requireConversation,
+  setConversationBot,
+  updateCampaign,
+} from "./service.ts";
+
+const CAMPAIGN_RULES =
+  "name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000)} or " +
+  "{text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ " +
+  "20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm " +
+  "(default auto); model optional. Errors: VALIDATION_ERROR (400).";
+
+export function botRoutes(app: App, { db }: AppContext): void {
+  app.post(
+    "/v1/campaigns",
+    {
+      bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
+      schema: {
+        summary: "Create a bot campaign (extension)",
+        description: `A new campaign is a draft unless status is given. isDefault: true moves the account's default flag to it. ${CAMPAIGN_RULES}`,
+        tags: ["campaigns"],
+        body: CreateCampaignBody,
+        response: { 201: CampaignJson, ...errorResponses(400, 401, 413, 429) },
+      },
+    },
+    async (request, reply) => {
+      const campaign = await createCampaign(db, accountOf(request).id, request.body);
+      return reply.code(201).send(campaignView(campaign));
+    },
+  );
+
+  app.get(
+    "/v1/campaigns",
+    {
+      schema: {
+        summary: "List bot campaigns (extension)",
+        description:
+          "Oldest first (the order keyword routing uses), cursor pagination, optional status filter. " +
+          "Items carry knowledgeCount instead of the knowledge itself; GET one campaign for it. " +
+          "Errors: VALIDATION_ERROR, INVALID_CURSOR (400).",
+        tags: ["campaigns"],
+        querystring: CampaignListQuery,
+        response: { 200: pageOf(CampaignSummaryJson), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => pageCampaigns(db, accountOf(request).id, request.query),
+  );
+
+  app.get(
+    "/v1/campaigns/:campaignId",
+    {
+      schema: {
+        summary: "Get a bot campaign with its knowledge (extension)",
+        description: "Errors: CAMPAIGN_NOT_FOUND (404), also for another account's campaign.",
+        tags: ["campaigns"],
+        params: CampaignParams,
+        response: { 200: CampaignJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      campaignView(await requireCampaign(db, accountOf(request).id, request.params.campaignId)),
+  );
+
+  app.patch(
+    "/v1/campaigns/:campaignId",
+    {
+      bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
+      schema: {
+        summary: "Update a bot campaign (extension)",
+        description:
+          "Partial update: absent fields are kept; knowledge and keywords are replaced as a whole. " +
+          "isDefault: true makes this the default (the previous default stops being one); false on the " +
+          `default: 409 CAMPAIGN_IS_DEFAULT. ${CAMPAIGN_RULES} CAMPAIGN_NOT_FOUND (404).`,
+        tags: ["campaigns"],
+        params: CampaignParams,
+        body: UpdateCampaignBody,
+        response: { 200: CampaignJson, ...errorResponses(400, 401, 404, 409, 413, 429) },
+      },
+    },
+    async (request) =>
+      campaignView(await updateCampaign(db, accountOf(request).id, request.params.campaignId, request.body)),
+  );
+
+  app.delete(
+    "/v1/campaigns/:campaignId",
+    {
+      schema: {
+        summary: "Delete a bot campaign (extension)",
+        description:
+          "The default campaign cannot be deleted (409 CAMPAIGN_IS_DEFAULT): make another one the default " +
+          "first. Messages keep the campaignId they were sent with. Errors: CAMPAIGN_NOT_FOUND (404).",
+        tags: ["campaigns"],
+        params: CampaignParams,
+        response: { 200: DeleteCampaignResponse, ...errorResponses(400, 401, 404, 409, 429) },
+      },
+    },
+    async (request) => {
+      await deleteCampaign(db, accountOf(request).id, request.params.campaignId);
+      return { id: request.params.campaignId, deleted: true as const };
+    },
+  );
+
+  app.get(
+    "/v1/conversations",
+    {
+      schema: {
+        summary: "List conversations with their bot state (extension)",
+        description:
+          "Oldest first, cursor pagination. Filters: humanAlert=true (the hand-over queue), botPaused, " +
+          "contactId, campaignId. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).",
+        tags: ["conversations"],
+        querystring: ConversationListQuery,
+        response: { 200: pageOf(ConversationJson), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      const { rows, limit } = await pageConversations(db, account.id, request.query);
+      return toPage(
+        rows,
+        limit,
+        (r) => r.id,
+        (r) => conversationView(account, r),
+      );
+    },
+  );
+
+  app.get(
+    "/v1/conversations/:conversationId",
+    {
+      schema: {
+        summary: "Get a conversation with its bot state and human alert (extension)",
+        description: "Errors: CONVERSATION_NOT_FOUND (404), also for another account's conversation.",
+        tags: ["conversations"],
+        params: ConversationParams,
+        response: { 200: ConversationJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      return conversationView(
+        account,
+        await requireConversation(db, account.id, request.params.conversationId),
+      );
+    },
+  );
+
+  app.post(
+    "/v1/conversations/:conversationId/bot",
+    {
+      schema: {
+        summary: "Pause or resume the AI bot for one conversation (extension)",
+        description:
+          "A person's reply from the inbox pauses the bot for the conversation (it never talks over a " +
+          "human). active: true resumes it and clears the human alert; active: false pauses it. The " +
+          "account and contact switches still apply (botActive in the answer is the effective state). " +
+          "Errors: VALIDATION_ERROR (400), CONVERSATION_NOT_FOUND (404).",
+        tags: ["conversations"],
+        params: ConversationParams,
+        body: BotSwitchBody,
+        response: { 200: ConversationJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const account = accountOf(request);
+      const c = await setConversationBot(db, account.id, request.params.conversationId, request.body.active);
+      return conversationView(account, c);
+    },
+  );
+}

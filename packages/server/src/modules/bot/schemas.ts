@@ -1,0 +1,145 @@
+// Campaign and conversation (bot state) schemas: they drive validation, handler types and OpenAPI.
+import { Type } from "typebox";
+import { PageQuery } from "../../platform/pagination.ts";
+
+/** Limits, documented in docs/readme/bot.md; 400 past them. */
+export const LIMITS = {
+  name: 200,
+  instructions: 20_000,
+  knowledgeEntries: 500,
+  question: 1_000,
+  answer: 5_000,
+  keywords: 50,
+  keyword: 100,
+  fallbackMessage: 2_000,
+  model: 200,
+} as const;
+
+/** Campaign bodies carry up to 500 knowledge entries, more than the default 1 MiB body limit. */
+export const CAMPAIGN_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+const Status = Type.Union([Type.Literal("draft"), Type.Literal("live"), Type.Literal("paused")], {
+  description: "Only live campaigns answer",
+});
+const Engine = Type.Union([Type.Literal("auto"), Type.Literal("builtin"), Type.Literal("llm")], {
+  description: "auto = llm when an LLM is configured (account or platform), else builtin",
+});
+
+// One object with optional fields rather than a union: the rule "question + answer, or text" is checked
+// in the service, which gives a clear message naming the entry (and Ajv's removeAdditional would strip
+// fields while trying union branches).
+export const KnowledgeEntryJson = Type.Object(
+  {
+    question: Type.Optional(Type.String({ maxLength: LIMITS.question })),
+    answer: Type.Optional(Type.String({ maxLength: LIMITS.answer })),
+    text: Type.Optional(Type.String({ maxLength: LIMITS.answer })),
+  },
+  { description: "Either {question, answer} or {text}" },
+);
+
+const Knowledge = Type.Array(KnowledgeEntryJson, { maxItems: LIMITS.knowledgeEntries });
+const Keywords = Type.Array(Type.String({ maxLength: LIMITS.keyword }), {
+  maxItems: LIMITS.keywords,
+  description: "Case-insensitive whole-word match on the message body routes it to this campaign",
+});
+
+export const CampaignSummaryJson = Type.Object({
+  id: Type.String({ description: "cmp_…" }),
+  name: Type.String(),
+  status: Status,
+  instructions: Type.String(),
+  knowledgeCount: Type.Integer(),
+  keywords: Type.Array(Type.String()),
+  fallbackMessage: Type.String(),
+  engine: Engine,
+  model: Type.Union([Type.String(), Type.Null()]),
+  isDefault: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const CampaignJson = Type.Object(
+  {
+    ...CampaignSummaryJson.properties,
+    knowledge: Type.Array(KnowledgeEntryJson),
+  },
+  { description: "A bot campaign (extension)" },
+);
+
+export const CreateCampaignBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: LIMITS.name }),
+  status: Type.Optional(Status),
+  instructions: Type.Optional(Type.String({ maxLength: LIMITS.instructions })),
+  knowledge: Type.Optional(Knowledge),
+  keywords: Type.Optional(Keywords),
+  fallbackMessage: Type.Optional(Type.String({ maxLength: LIMITS.fallbackMessage })),
+  engine: Type.Optional(Engine),
+  model: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.model }), Type.Null()])),
+  isDefault: Type.Optional(Type.Boolean({ description: "true moves the default flag to this campaign" })),
+});
+
+export const UpdateCampaignBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.name })),
+  status: Type.Optional(Status),
+  instructions: Type.Optional(Type.String({ maxLength: LIMITS.instructions })),
+  knowledge: Type.Optional(Knowledge),
+  keywords: Type.Optional(Keywords),
+  fallbackMessage: Type.Optional(Type.String({ maxLength: LIMITS.fallbackMessage })),
+  engine: Type.Optional(Engine),
+  model: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.model }), Type.Null()])),
+  isDefault: Type.Optional(
+    Type.Boolean({
+      description: "true moves the default flag here; false on the default is refused (make another default)",
+    }),
+  ),
+});
+
+export const CampaignParams = Type.Object({ campaignId: Type.String({ maxLength: 64 }) });
+
+export const CampaignListQuery = Type.Object({
+  ...PageQuery.properties,
+  status: Type.Optional(Status),
+});
+
+export const DeleteCampaignResponse = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+export const ConversationJson = Type.Object(
+  {
+    id: Type.String({ description: "cv_…" }),
+    contactId: Type.String(),
+    channel: Type.Union([Type.String(), Type.Null()]),
+    campaignId: Type.Union([Type.String(), Type.Null()], {
+      description: "The campaign the conversation was last routed to",
+    }),
+    botPaused: Type.Boolean({ description: "Paused by a person's reply or an operator" }),
+    botActive: Type.Boolean({
+      description: "Whether the bot would answer now: account and contact switches on, not paused",
+    }),
+    humanAlert: Type.Boolean({ description: "A person should look at this conversation" }),
+    humanAlertReason: Type.Union([Type.String(), Type.Null()], {
+      description: "no_answer | llm_error | llm_not_configured | out_of_credits",
+    }),
+    lastMessageAt: Type.String(),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
+  { description: "A conversation with its bot state (extension)" },
+);
+
+export const ConversationParams = Type.Object({ conversationId: Type.String({ maxLength: 64 }) });
+
+export const ConversationListQuery = Type.Object({
+  ...PageQuery.properties,
+  humanAlert: Type.Optional(
+    Type.Boolean({ description: "Only conversations with (true) or without (false) an alert" }),
+  ),
+  botPaused: Type.Optional(Type.Boolean()),
+  contactId: Type.Optional(Type.String({ maxLength: 64 })),
+  campaignId: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+export const BotSwitchBody = Type.Object({
+  active: Type.Boolean({
+    description: "true resumes the bot (and clears the human alert), false pauses it for this conversation",
+  }),
+});

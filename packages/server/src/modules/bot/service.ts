@@ -1,0 +1,304 @@
+// Campaign rules (validation, the one default per account) and the conversation bot switch.
+import type { Static } from "typebox";
+import type { Db } from "../../platform/db/index.ts";
+import type { AccountRow, CampaignRow } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
+import { decodeCursor, toPage } from "../../platform/pagination.ts";
+import { iso } from "../../platform/text.ts";
+import { DEFAULT_FALLBACK_MESSAGE } from "../accounts/service.ts";
+import type { KnowledgeEntry } from "./engine-builtin.ts";
+import * as repo from "./repo.ts";
+import type {
+  CampaignListQuery,
+  ConversationListQuery,
+  CreateCampaignBody,
+  UpdateCampaignBody,
+} from "./schemas.ts";
+import { LIMITS } from "./schemas.ts";
+
+export type CampaignInput = Static<typeof CreateCampaignBody>;
+export type CampaignUpdate = Static<typeof UpdateCampaignBody>;
+
+/** Parses stored knowledge; a damaged value reads as empty rather than breaking the bot. */
+export function parseKnowledge(json: string): KnowledgeEntry[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? (v as KnowledgeEntry[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseStrings(json: string): string[] {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Each entry is {question, answer} or {text}: trimmed, non-empty, nothing else. The message names the
+ * entry (knowledge[3]) so a 500-entry upload is easy to fix.
+ */
+export function normaliseKnowledge(entries: unknown, where = "knowledge"): KnowledgeEntry[] {
+  if (!Array.isArray(entries)) throw new AppError("VALIDATION_ERROR", `${where} must be an array`);
+  if (entries.length > LIMITS.knowledgeEntries) {
+    throw new AppError("VALIDATION_ERROR", `${where} must have at most ${LIMITS.knowledgeEntries} entries`);
+  }
+  return entries.map((raw, i) => {
+    const at = `${where}[${i}]`;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      throw new AppError("VALIDATION_ERROR", `${at} must be an object {question, answer} or {text}`);
+    }
+    const e = raw as Record<string, unknown>;
+    const str = (name: string, max: number): string | undefined => {
+      const v = e[name];
+      if (v === undefined || v === null) return undefined;
+      if (typeof v !== "string") throw new AppError("VALIDATION_ERROR", `${at}.${name} must be string`);
+      const t = v.trim();
+      if (t.length > max)
+        throw new AppError("VALIDATION_ERROR", `${at}.${name} must be at most ${max} characters`);
+      return t === "" ? undefined : t;
+    };
+    const question = str("question", LIMITS.question);
+    const answer = str("answer", LIMITS.answer);
+    const text = str("text", LIMITS.answer);
+    if (text !== undefined && question === undefined && answer === undefined) return { text };
+    if (question !== undefined && answer !== undefined && text === undefined) return { question, answer };
+    if (text !== undefined) {
+      throw new AppError("VALIDATION_ERROR", `${at} must be either {question, answer} or {text}, not both`);
+    }
+    throw new AppError(
+      "VALIDATION_ERROR",
+      `${at} needs a non-empty question and answer, or a non-empty text`,
+    );
+  });
+}
+
+/** Trimmed, non-blank, de-duplicated case-insensitively, order kept. */
+export function normaliseKeywords(keywords: string[]): string[] {
+  if (keywords.length > LIMITS.keywords) {
+    throw new AppError("VALIDATION_ERROR", `keywords must have at most ${LIMITS.keywords} entries`);
+  }
+  const seen = new Set<string>();
+  const out: string[] = [];
+  keywords.forEach((k, i) => {
+    const t = k.trim();
+    if (t === "") throw new AppError("VALIDATION_ERROR", `keywords[${i}] must not be empty`);
+    if (t.length > LIMITS.keyword) {
+      throw new AppError("VALIDATION_ERROR", `keywords[${i}] must be at most ${LIMITS.keyword} characters`);
+    }
+    const key = t.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(t);
+    }
+  });
+  return out;
+}
+
+// The HTTP schemas enforce the same limits; these checks also cover the CLI.
+function limited(value: string, field: string, max: number): string {
+  const t = value.trim();
+  if (t.length > max) throw new AppError("VALIDATION_ERROR", `${field} must be at most ${max} characters`);
+  return t;
+}
+
+function requiredText(value: string, field: string, max: number): string {
+  const t = limited(value, field, max);
+  if (t === "") throw new AppError("VALIDATION_ERROR", `${field} must not be empty`);
+  return t;
+}
+
+function optionalModel(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const t = limited(value, "model", LIMITS.model);
+  return t === "" ? null : t;
+}
+
+export function campaignSummaryView(c: CampaignRow) {
+  return {
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    instructions: c.instructions,
+    knowledgeCount: parseKnowledge(c.knowledge).length,
+    keywords: parseStrings(c.keywords),
+    fallbackMessage: c.fallback_message,
+    engine: c.engine,
+    model: c.model,
+    isDefault: Number(c.is_default) === 1,
+    createdAt: iso(c.created_at),
+    updatedAt: iso(c.updated_at),
+  };
+}
+
+export function campaignView(c: CampaignRow) {
+  return { ...campaignSummaryView(c), knowledge: parseKnowledge(c.knowledge) };
+}
+
+/**
+ * Serialises changes to one account's campaigns on PostgreSQL (a row lock on the account), so two
+ * concurrent "make this the default" requests cannot leave two defaults. SQLite runs one writer anyway.
+ */
+async function lockAccount(db: Db, trx: Parameters<typeof repo.findCampaign>[0], accountId: string) {
+  if (db.dialect === "postgres") {
+    await trx.selectFrom("accounts").select("id").where("id", "=", accountId).forUpdate().execute();
+  }
+}
+
+export async function createCampaign(db: Db, accountId: string, input: CampaignInput): Promise<CampaignRow> {
+  const now = Date.now();
+  const row: CampaignRow = {
+    id: newId("campaign"),
+    account_id: accountId,
+    name: requiredText(input.name, "name", LIMITS.name),
+    status: input.status ?? "draft",
+    instructions: limited(input.instructions ?? "", "instructions", LIMITS.instructions),
+    knowledge: JSON.stringify(normaliseKnowledge(input.knowledge ?? [])),
+    keywords: JSON.stringify(normaliseKeywords(input.keywords ?? [])),
+    fallback_message:
+      input.fallbackMessage === undefined
+        ? DEFAULT_FALLBACK_MESSAGE
+        : requiredText(input.fallbackMessage, "fallbackMessage", LIMITS.fallbackMessage),
+    engine: input.engine ?? "auto",
+    model: optionalModel(input.model),
+    is_default: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.kysely.transaction().execute(async (trx) => {
+    await lockAccount(db, trx, accountId);
+    await repo.insertCampaign(trx, row);
+    if (input.isDefault) await repo.setDefaultCampaign(trx, accountId, row.id);
+  });
+  return requireCampaign(db, accountId, row.id);
+}
+
+export async function requireCampaign(db: Db, accountId: string, campaignId: string): Promise<CampaignRow> {
+  const c = await repo.findCampaign(db.kysely, accountId, campaignId);
+  if (!c) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
+  return c;
+}
+
+export async function updateCampaign(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  input: CampaignUpdate,
+): Promise<CampaignRow> {
+  const patch: repo.CampaignPatch = {};
+  if (input.name !== undefined) patch.name = requiredText(input.name, "name", LIMITS.name);
+  if (input.status !== undefined) patch.status = input.status;
+  if (input.instructions !== undefined)
+    patch.instructions = limited(input.instructions, "instructions", LIMITS.instructions);
+  if (input.knowledge !== undefined) patch.knowledge = JSON.stringify(normaliseKnowledge(input.knowledge));
+  if (input.keywords !== undefined) patch.keywords = JSON.stringify(normaliseKeywords(input.keywords));
+  if (input.fallbackMessage !== undefined)
+    patch.fallback_message = requiredText(input.fallbackMessage, "fallbackMessage", LIMITS.fallbackMessage);
+  if (input.engine !== undefined) patch.engine = input.engine;
+  if (input.model !== undefined) patch.model = optionalModel(input.model);
+  await db.kysely.transaction().execute(async (trx) => {
+    await lockAccount(db, trx, accountId);
+    const current = await repo.findCampaign(trx, accountId, campaignId);
+    if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
+    if (input.isDefault === false && Number(current.is_default) === 1) {
+      throw new AppError(
+        "CAMPAIGN_IS_DEFAULT",
+        "an account always has one default campaign: make another campaign the default instead",
+      );
+    }
+    await repo.updateCampaign(trx, accountId, campaignId, patch);
+    if (input.isDefault === true) await repo.setDefaultCampaign(trx, accountId, campaignId);
+  });
+  return requireCampaign(db, accountId, campaignId);
+}
+
+export async function deleteCampaign(db: Db, accountId: string, campaignId: string): Promise<void> {
+  await db.kysely.transaction().execute(async (trx) => {
+    await lockAccount(db, trx, accountId);
+    const current = await repo.findCampaign(trx, accountId, campaignId);
+    if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
+    if (Number(current.is_default) === 1) {
+      throw new AppError(
+        "CAMPAIGN_IS_DEFAULT",
+        "the default campaign cannot be deleted: make another campaign the default first",
+      );
+    }
+    await repo.deleteCampaign(trx, accountId, campaignId);
+    await repo.forgetCampaign(trx, accountId, campaignId);
+  });
+}
+
+export async function pageCampaigns(db: Db, accountId: string, query: Static<typeof CampaignListQuery>) {
+  const limit = query.limit ?? 50;
+  const rows = await repo.pageCampaigns(db.kysely, accountId, {
+    after: decodeCursor(query.cursor),
+    limit,
+    status: query.status,
+  });
+  return toPage(rows, limit, (r) => r.id, campaignSummaryView);
+}
+
+// --- conversations --------------------------------------------------------------------------------
+
+export function conversationView(account: AccountRow, c: repo.ConversationWithContact) {
+  const paused = Number(c.bot_paused) === 1;
+  return {
+    id: c.id,
+    contactId: c.contact_id,
+    channel: c.channel,
+    campaignId: c.campaign_id,
+    botPaused: paused,
+    botActive: account.bot_active === 1 && Number(c.contact_bot_active) === 1 && !paused,
+    humanAlert: Number(c.human_alert) === 1,
+    humanAlertReason: Number(c.human_alert) === 1 ? c.human_alert_reason : null,
+    lastMessageAt: iso(c.last_message_at),
+    createdAt: iso(c.created_at),
+    updatedAt: iso(c.updated_at),
+  };
+}
+
+export async function requireConversation(
+  db: Db,
+  accountId: string,
+  conversationId: string,
+): Promise<repo.ConversationWithContact> {
+  const c = await repo.findConversation(db.kysely, accountId, conversationId);
+  if (!c) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
+  return c;
+}
+
+export async function pageConversations(
+  db: Db,
+  accountId: string,
+  query: Static<typeof ConversationListQuery>,
+) {
+  const limit = query.limit ?? 50;
+  return {
+    limit,
+    rows: await repo.pageConversations(db.kysely, accountId, {
+      after: decodeCursor(query.cursor),
+      limit,
+      humanAlert: query.humanAlert,
+      botPaused: query.botPaused,
+      contactId: query.contactId,
+      campaignId: query.campaignId,
+    }),
+  };
+}
+
+/** Resume (also clears the human alert: the person handed the conversation back) or pause the bot. */
+export async function setConversationBot(
+  db: Db,
+  accountId: string,
+  conversationId: string,
+  active: boolean,
+): Promise<repo.ConversationWithContact> {
+  const found = await repo.setBotState(db.kysely, accountId, conversationId, active);
+  if (!found) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
+  return requireConversation(db, accountId, conversationId);
+}
