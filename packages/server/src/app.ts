@@ -6,7 +6,6 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest } from "fastify";
-import { Redis } from "ioredis";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
 import type { AppContext, Module } from "./context.ts";
