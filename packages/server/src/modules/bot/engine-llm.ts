@@ -1,8 +1,8 @@
 // The "llm" engine: any OpenAI-compatible chat endpoint (OpenAI, Azure, Ollama, vLLM, llama.cpp server,
 // OpenRouter) through the Vercel AI SDK. Prompt = campaign instructions + the best knowledge passages +
 // the last messages of the conversation.
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, type ModelMessage } from "ai";
+// The AI SDK is imported on first use: most processes never call an LLM, and it costs ~50 MB of memory.
+import type { ModelMessage } from "ai";
 import type { Config } from "../../config.ts";
 import type { AccountRow } from "../../platform/db/schema.ts";
 import type { SafeFetcher } from "../../platform/safe-fetch.ts";
@@ -155,6 +155,10 @@ export async function generateLlmReply(
   prompt: LlmPrompt,
   options: { fetcher: SafeFetcher; timeoutMs: number },
 ): Promise<LlmOutcome> {
+  const [{ createOpenAICompatible }, { generateText }] = await Promise.all([
+    import("@ai-sdk/openai-compatible"),
+    import("ai"),
+  ]);
   const provider = createOpenAICompatible({
     name: "parley-llm",
     baseURL: target.baseUrl.replace(/\/+$/, ""),
