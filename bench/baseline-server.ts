@@ -17,5 +17,7 @@ app.post("/v1/incoming_custom_channel_message", async (request) => {
 });
 await app.listen({ host: "127.0.0.1", port: Number(portArg ?? 0) });
 const address = app.server.address();
-process.stdout.write(`${JSON.stringify({ status: "serving", port: typeof address === "object" && address ? address.port : 0 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ status: "serving", port: typeof address === "object" && address ? address.port : 0 })}\n`,
+);
 process.on("SIGTERM", () => void app.close().then(() => process.exit(0)));

@@ -13,7 +13,12 @@ function phone(i: number): string {
   return `+4478${String(i).padStart(8, "0")}`;
 }
 
-export function seedLookupData(file: string, accountId: string, contacts: number, messagesPer: number): Seeded {
+export function seedLookupData(
+  file: string,
+  accountId: string,
+  contacts: number,
+  messagesPer: number,
+): Seeded {
   const db = new SQLite(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
