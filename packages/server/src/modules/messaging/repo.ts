@@ -51,6 +51,39 @@ export async function findOrCreateConversation(
   return { conversation: row, created: row.id === id };
 }
 
+/**
+ * The contact's conversation, created if needed and marked as having a message now, in one statement
+ * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path.
+ */
+export async function upsertConversationForMessage(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  channel: string | null,
+  at: number,
+): Promise<ConversationRow> {
+  return db
+    .insertInto("conversations")
+    .values({
+      id: newId("conversation"),
+      account_id: accountId,
+      contact_id: contactId,
+      channel,
+      campaign_id: null,
+      bot_paused: 0,
+      human_alert: 0,
+      human_alert_reason: null,
+      last_message_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) =>
+      oc.columns(["account_id", "contact_id"]).doUpdateSet({ last_message_at: at, updated_at: at }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function findConversationById(
   db: Q,
   accountId: string,

@@ -17,10 +17,9 @@ import {
   attemptsByMessage,
   findMessageByExternalId,
   findMessageById,
-  findOrCreateConversation,
   insertMessageIfNew,
   listMessagesByContact,
-  touchConversation,
+  upsertConversationForMessage,
 } from "./repo.ts";
 import { messageView } from "./view.ts";
 
@@ -123,7 +122,7 @@ async function storeIncoming(
         lastName: input.lastName,
         email: input.email,
       });
-      const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, input.channel, now);
+      const conversation = await upsertConversationForMessage(trx, accountId, contact.id, input.channel, now);
       const reactionTarget =
         input.type === "reaction" && input.reactionTo
           ? await findMessageByExternalId(trx, accountId, input.reactionTo)
@@ -164,7 +163,6 @@ async function storeIncoming(
         if (!winner) throw new Error("message insert conflicted but no row holds its messageSid");
         throw new DuplicateMessage(winner.id);
       }
-      await touchConversation(trx, accountId, conversation.id, now);
       const jobs: JobInput[] = [];
       if (media?.kind === "url") {
         jobs.push({ type: MEDIA_FETCH_JOB, accountId, payload: { messageId } });

@@ -57,7 +57,10 @@ export function openDatabase(options: DbOptions): Db {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     pool.on("error", () => {});
-    return wrap(new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }), "postgres");
+    return wrap(
+      new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }),
+      "postgres",
+    );
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, "parley.sqlite");
@@ -68,12 +71,18 @@ export function openDatabase(options: DbOptions): Db {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
+  // A 32 MB page cache keeps indexes of a few million rows in memory (the default is 2 MB).
+  sqlite.pragma("cache_size = -32000");
   cachePreparedStatements(sqlite);
   const db = wrap(
-    new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [new AccountWriteTracker()] }),
+    new Kysely<Database>({
+      dialect: new SqliteDialect({ database: sqlite }),
+      plugins: [new AccountWriteTracker()],
+    }),
     "sqlite",
   );
-  return { ...db, dataVersion: () => sqlite.pragma("data_version", { simple: true }) as number };
+  const dataVersion = sqlite.prepare("pragma data_version").pluck();
+  return { ...db, dataVersion: () => dataVersion.get() as number };
 }
 
 /**
