@@ -34,12 +34,14 @@ const knowledge = JSON.parse(readFileSync(join(dir, "knowledge.json"), "utf8")) 
 const questions = JSON.parse(readFileSync(join(dir, "questions.json"), "utf8")) as Question[];
 // Written only after the engine was frozen, to check that its tuning did not overfit questions.json.
 const holdout = JSON.parse(readFileSync(join(dir, "questions-holdout.json"), "utf8")) as Question[];
+// A second held-out set, written before the WordNet experiment without looking at any engine's answers.
+const holdout2 = JSON.parse(readFileSync(join(dir, "questions-holdout2.json"), "utf8")) as Question[];
 
 const thresholdArg = process.argv.indexOf("--threshold");
 const threshold = thresholdArg > 0 ? Number(process.argv[thresholdArg + 1]) : DEFAULT_THRESHOLD;
 if (!Number.isFinite(threshold)) throw new Error("--threshold needs a number");
 
-for (const q of [...questions, ...holdout]) {
+for (const q of [...questions, ...holdout, ...holdout2]) {
   if (q.expected !== null && !knowledge[q.expected]) throw new Error(`bad expected index: ${q.question}`);
 }
 
@@ -51,6 +53,10 @@ const candidates: Outcome[] = questions.map((question) => ({
   match: unfiltered.match(question.question),
 }));
 const holdoutCandidates: Outcome[] = holdout.map((question) => ({
+  question,
+  match: unfiltered.match(question.question),
+}));
+const holdout2Candidates: Outcome[] = holdout2.map((question) => ({
   question,
   match: unfiltered.match(question.question),
 }));
@@ -84,6 +90,7 @@ function figures(outcomes: Outcome[], t: number): Figures {
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const all = figures(candidates, threshold);
 const held = figures(holdoutCandidates, threshold);
+const held2 = figures(holdout2Candidates, threshold);
 const meetsTargets = all.top1Accuracy >= 0.85 && all.offTopicFallbackRate >= 0.9;
 
 // Held-out check: the questions alternate between two halves; pick the best threshold on one half only
@@ -128,7 +135,7 @@ const matchMedianMs = quantile(matchTimes, 0.5);
 const matchP99Ms = quantile(matchTimes, 0.99);
 
 // Sanity: the engine used at the chosen threshold gives the same decisions as the filtered sweep.
-for (const o of [...candidates, ...holdoutCandidates]) {
+for (const o of [...candidates, ...holdoutCandidates, ...holdout2Candidates]) {
   const direct = engine.match(o.question.question);
   const viaSweep = accepted(o.match, threshold);
   if (JSON.stringify(direct) !== JSON.stringify(viaSweep))
@@ -148,6 +155,7 @@ const missesOf = (outcomes: Outcome[]) =>
     }));
 const failures = missesOf(candidates);
 const holdoutFailures = missesOf(holdoutCandidates);
+const holdout2Failures = missesOf(holdout2Candidates);
 
 /** A Markdown table with padded columns (the layout `biome format` gives, so the file stays lint-clean). */
 function table(header: string[], rows: (string | number)[][]): string[] {
@@ -190,6 +198,9 @@ const lines: string[] = [
   "## Held-out questions (questions-holdout.json, written after the engine was frozen)",
   "",
   ...table(["metric", "value"], metricRows(held)),
+  "## Second held-out set (questions-holdout2.json, written before the WordNet experiment)",
+  "",
+  ...table(["metric", "value"], metricRows(held2)),
   "## By question kind",
   "",
   ...table(
@@ -222,6 +233,7 @@ const lines: string[] = [
 for (const [title, list] of [
   ["questions.json", failures],
   ["questions-holdout.json", holdoutFailures],
+  ["questions-holdout2.json", holdout2Failures],
 ] as const) {
   lines.push(
     `## Misses at threshold ${threshold}, ${title} (${list.length})`,
@@ -245,12 +257,14 @@ writeFileSync(
       meetsTargets,
       ...all,
       holdout: held,
+      holdout2: held2,
       byTag,
       timing: { buildMedianMs, buildP90Ms, matchMedianMs, matchP99Ms },
       sweep,
       crossCheck,
       failures,
       holdoutFailures,
+      holdout2Failures,
     },
     null,
     2,

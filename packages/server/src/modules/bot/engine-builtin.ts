@@ -17,7 +17,6 @@
  */
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
-import { wordnetHypernyms, wordnetSenseCount, wordnetSynonyms } from "./engine-builtin-wordnet.ts";
 
 export type KnowledgeEntry = { question?: string; answer?: string; text?: string };
 export type BuiltinMatch = { answer: string; score: number; entryIndex: number };
@@ -37,12 +36,6 @@ export const DEFAULT_THRESHOLD = 0.5;
 const WEIGHT_FLOOR = 0.5;
 /** A term that matched only after typo correction, or only as a prefix ("safe" ~ "safety"), counts 80 %. */
 const INEXACT_MATCH_CREDIT = 0.8;
-/** A message word unknown to the knowledge that matched a knowledge word through WordNet counts this much. */
-const SYNONYM_CREDIT = (globalThis as any).__cfg?.credit ?? 0.7;
-/** WordNet senses (per part of speech, most frequent first) whose synonyms are used. */
-const SYNONYM_SENSES = (globalThis as any).__cfg?.senses ?? 1;
-/** Knowledge words' synonyms too (document-side expansion), not only the message word's. */
-const DOCUMENT_EXPANSION = (globalThis as any).__cfg?.doc ?? true;
 /** Prefix matching applies to message terms of at least this many letters. */
 const MIN_PREFIX_LENGTH = 4;
 /** Field boosts for BM25 ranking: the stored question says what the entry is about. */
@@ -395,16 +388,6 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     }
   }
   const sortedVocabulary = [...vocabulary.keys()].sort();
-  // Document-side expansion: the term of each synonym of a knowledge word -> that word's term.
-  const expansion = new Map<string, string>();
-  if (DOCUMENT_EXPANSION) {
-    for (const [word, term] of vocabulary) {
-      for (const synonym of wordnetSynonyms(word, SYNONYM_SENSES)) {
-        const synonymTerm = termOf(synonym);
-        if (!documentFrequency.has(synonymTerm) && !expansion.has(synonymTerm)) expansion.set(synonymTerm, term);
-      }
-    }
-  }
   const n = passages.length;
   const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const maxIdf = idf(0);
@@ -429,43 +412,17 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     return best;
   };
 
-  /** The knowledge term a message word unknown to the knowledge is a WordNet synonym of, or null. */
-  const synonymOf = (word: string, term: string): string | null => {
-    const maxPoly = (globalThis as any).__cfg?.maxPoly ?? 99;
-    if (maxPoly < 99 && wordnetSenseCount(word) > maxPoly) return null;
-    for (const synonym of wordnetSynonyms(word, SYNONYM_SENSES)) {
-      const target = vocabulary.get(synonym) ?? termOf(synonym);
-      if (documentFrequency.has(target)) return target;
-    }
-    const expanded = expansion.get(term);
-    if (expanded) return expanded;
-    const levels = (globalThis as any).__cfg?.hyper ?? 0;
-    for (const hypernym of levels ? wordnetHypernyms(word, levels) : []) {
-      const target = vocabulary.get(hypernym) ?? termOf(hypernym);
-      if (documentFrequency.has(target)) return target;
-    }
-    return null;
-  };
-
-  let extraWeight = 0;
   const analyseMessage = (message: string) => {
     const terms = new Map<string, number>(); // term -> credit (1, or INEXACT_MATCH_CREDIT if corrected)
     const seen = new Set<string>();
-    extraWeight = 0;
     for (const word of contentWords(message)) {
       if (seen.has(word)) continue;
       seen.add(word);
       let term = vocabulary.get(word) ?? termOf(word);
       let credit = 1;
       if (!documentFrequency.has(term) && !vocabulary.has(word)) {
-        const synonym = synonymOf(word, term);
-        const corrected = synonym ? null : correct(word);
-        if (synonym && (globalThis as any).__cfg?.keepDen && !terms.has(synonym)) extraWeight += 1 - weightOf(synonym);
-        if (synonym) {
-          if ((globalThis as any).__dbg) console.log("  SYN", word, "->", synonym);
-          term = synonym;
-          credit = SYNONYM_CREDIT;
-        } else if (corrected) {
+        const corrected = correct(word);
+        if (corrected) {
           term = vocabulary.get(corrected)!;
           credit = INEXACT_MATCH_CREDIT;
         } else if (isMisspeltStopWord(word)) {
@@ -485,7 +442,7 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     if (n === 0 || limit <= 0) return [];
     const terms = analyseMessage(message);
     if (terms.size === 0) return [];
-    let total = extraWeight;
+    let total = 0;
     for (const term of terms.keys()) total += weightOf(term);
     const results = search.search([...terms.keys()].join(" "), {
       boost: FIELD_BOOST,
