@@ -91,7 +91,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const keyCache = new KeyCache(
     db.dataVersion
       ? sqliteChangeSignal(db.dataVersion)
-      : postgresChangeSignal(config.databaseUrl ?? "", (err) => logger.warn({ err }, "account change listener failed")),
+      : postgresChangeSignal(config.databaseUrl ?? "", (err) =>
+          logger.warn({ err }, "account change listener failed"),
+        ),
   );
   app.addHook("onRequest", createAuthHook(db, keyCache));
 

@@ -3,9 +3,10 @@
 // claimed again once the lease expires, so handlers must be idempotent.
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
 import type { Db } from "./db/index.ts";
-import type { Database, JobRow } from "./db/schema.ts";
+import { param, prepared } from "./db/prepared.ts";
+import type { Database, JobRow, JobsTable } from "./db/schema.ts";
 import { newId } from "./ids.ts";
 
 export interface JobInput {
@@ -33,6 +34,28 @@ export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<JobResul
 
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
+const JOB_COLUMNS = [
+  "id",
+  "type",
+  "account_id",
+  "payload",
+  "status",
+  "run_at",
+  "attempts",
+  "max_attempts",
+  "lease_until",
+  "locked_by",
+  "last_error",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof JobsTable>;
+
+const insertJob = prepared<Insertable<JobsTable>, never>((db) =>
+  db
+    .insertInto("jobs")
+    .values(Object.fromEntries(JOB_COLUMNS.map((c) => [c, param(c)])) as unknown as Insertable<JobsTable>),
+);
+
 export async function enqueueJobs(
   db: Kysely<Database> | Transaction<Database>,
   jobs: JobInput[],
@@ -54,7 +77,8 @@ export async function enqueueJobs(
     created_at: now,
     updated_at: now,
   }));
-  await db.insertInto("jobs").values(rows).execute();
+  // One prepared insert per job: on the hot path there is one job, and its statement is reused.
+  for (const row of rows) await insertJob.all(db, row);
   return rows.map((r) => r.id);
 }
 

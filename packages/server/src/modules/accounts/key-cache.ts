@@ -28,7 +28,10 @@ export function sqliteChangeSignal(readDataVersion: () => number): ExternalChang
 }
 
 /** PostgreSQL: LISTEN to the triggers' NOTIFY; unknown (cache off) while not listening. */
-export function postgresChangeSignal(databaseUrl: string, onError: (err: unknown) => void): ExternalChangeSignal {
+export function postgresChangeSignal(
+  databaseUrl: string,
+  onError: (err: unknown) => void,
+): ExternalChangeSignal {
   let counter = 0;
   let listening = false;
   let closed = false;

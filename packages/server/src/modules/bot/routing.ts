@@ -51,7 +51,7 @@ export function keywordMatcher(keywordsJson: string): RegExp | null {
  * whatever its status: a paused or draft campaign then means no reply); else the oldest live campaign
  * with a keyword in the body; else the account's default campaign. Null only when the account has no
  * campaign at all. (The conversation records the campaign that answered; it does not make later
- * messages stick to it: see docs/decisions/bot.md.)
+ * messages stick to it: see docs/decisions.md.)
  */
 export function chooseCampaign(
   candidates: RoutingCandidate[],

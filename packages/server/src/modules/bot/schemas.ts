@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 import { PageQuery } from "../../platform/pagination.ts";
 
-/** Limits, documented in docs/readme/bot.md; 400 past them. */
+/** Limits, documented in the README (The AI bot); 400 past them. */
 export const LIMITS = {
   name: 200,
   instructions: 20_000,

@@ -1,5 +1,6 @@
 // Contacts SQL. Every function takes the account id first; another account's row is never seen.
 import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
+import { param, prepared } from "../../platform/db/prepared.ts";
 import type { ContactRow, ContactsTable, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 
@@ -18,30 +19,36 @@ export async function findContactById(
     .executeTakeFirst();
 }
 
+const byExternalId = prepared<{ accountId: string; externalId: string }, ContactRow>((db) =>
+  db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", param<string>("accountId"))
+    .where("external_id", "=", param<string>("externalId")),
+);
+
 export async function findContactByExternalId(
   db: Q,
   accountId: string,
   externalId: string,
 ): Promise<ContactRow | undefined> {
-  return db
+  return byExternalId.first(db, { accountId, externalId });
+}
+
+const byPhone = prepared<{ accountId: string; phone: string }, ContactRow>((db) =>
+  db
     .selectFrom("contacts")
     .selectAll()
-    .where("account_id", "=", accountId)
-    .where("external_id", "=", externalId)
-    .executeTakeFirst();
-}
+    .where("account_id", "=", param<string>("accountId"))
+    .where("phone", "=", param<string>("phone")),
+);
 
 export async function findContactByPhone(
   db: Q,
   accountId: string,
   phoneE164: string,
 ): Promise<ContactRow | undefined> {
-  return db
-    .selectFrom("contacts")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("phone", "=", phoneE164)
-    .executeTakeFirst();
+  return byPhone.first(db, { accountId, phone: phoneE164 });
 }
 
 export interface ExternalContactInput {

@@ -1,5 +1,6 @@
 // Conversations, messages and their delivery attempts. Account id first in every function.
 import type { Insertable, Kysely, Transaction } from "kysely";
+import { param, prepared } from "../../platform/db/prepared.ts";
 import type {
   ConversationRow,
   Database,
@@ -55,6 +56,34 @@ export async function findOrCreateConversation(
  * The contact's conversation, created if needed and marked as having a message now, in one statement
  * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path.
  */
+const conversationUpsert = prepared<
+  { id: string; accountId: string; contactId: string; channel: string | null; at: number },
+  ConversationRow
+>((db) =>
+  db
+    .insertInto("conversations")
+    .values({
+      id: param("id"),
+      account_id: param("accountId"),
+      contact_id: param("contactId"),
+      channel: param("channel"),
+      campaign_id: null,
+      bot_paused: 0,
+      human_alert: 0,
+      human_alert_reason: null,
+      last_message_at: param("at"),
+      created_at: param("at"),
+      updated_at: param("at"),
+    })
+    .onConflict((oc) =>
+      oc.columns(["account_id", "contact_id"]).doUpdateSet((eb) => ({
+        last_message_at: eb.ref("excluded.last_message_at"),
+        updated_at: eb.ref("excluded.updated_at"),
+      })),
+    )
+    .returningAll(),
+);
+
 export async function upsertConversationForMessage(
   db: Q,
   accountId: string,
@@ -62,26 +91,15 @@ export async function upsertConversationForMessage(
   channel: string | null,
   at: number,
 ): Promise<ConversationRow> {
-  return db
-    .insertInto("conversations")
-    .values({
-      id: newId("conversation"),
-      account_id: accountId,
-      contact_id: contactId,
-      channel,
-      campaign_id: null,
-      bot_paused: 0,
-      human_alert: 0,
-      human_alert_reason: null,
-      last_message_at: at,
-      created_at: at,
-      updated_at: at,
-    })
-    .onConflict((oc) =>
-      oc.columns(["account_id", "contact_id"]).doUpdateSet({ last_message_at: at, updated_at: at }),
-    )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await conversationUpsert.first(db, {
+    id: newId("conversation"),
+    accountId,
+    contactId,
+    channel,
+    at,
+  });
+  if (!row) throw new Error("conversation upsert returned no row");
+  return row;
 }
 
 export async function findConversationById(
@@ -184,13 +202,46 @@ export async function insertAttempt(
  * messages_external_uq decides, so concurrent repeats cannot both insert. Returns false on a repeat.
  * ON CONFLICT DO NOTHING keeps a PostgreSQL transaction usable after the conflict.
  */
-export async function insertMessageIfNew(db: Q, row: NewMessage): Promise<boolean> {
-  const result = await db
+const MESSAGE_COLUMNS = [
+  "id",
+  "account_id",
+  "conversation_id",
+  "contact_id",
+  "direction",
+  "type",
+  "sender",
+  "body",
+  "status",
+  "channel",
+  "campaign_id",
+  "external_id",
+  "from_id",
+  "to_id",
+  "reaction_to_message_id",
+  "reaction_to_external_id",
+  "media_url",
+  "media_content_type",
+  "media_state",
+  "media_size",
+  "media_sha256",
+  "media_reason",
+  "error",
+  "user_id",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof MessagesTable>;
+
+const messageInsertIfNew = prepared<NewMessage, { id: string }>((db) =>
+  db
     .insertInto("messages")
-    .values(row)
+    .values(Object.fromEntries(MESSAGE_COLUMNS.map((c) => [c, param(c)])) as unknown as NewMessage)
     .onConflict((oc) => oc.doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    .returning("id"),
+);
+
+/** Inserts unless (account, external_id) exists: true when this row was inserted. */
+export async function insertMessageIfNew(db: Q, row: NewMessage): Promise<boolean> {
+  return (await messageInsertIfNew.all(db, row)).length > 0;
 }
 
 /** A contact's messages in id order (oldest first), starting after `afterId`, `limit` rows. */

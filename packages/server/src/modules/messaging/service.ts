@@ -8,7 +8,7 @@ import { newId } from "../../platform/ids.ts";
 import { enqueueJobs, type JobInput } from "../../platform/jobs.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { toE164 } from "../contacts/phone.ts";
-import { findContactById, findOrCreateContactByExternalId } from "../contacts/repo.ts";
+import { findContactByExternalId, findContactById, findOrCreateContactByExternalId } from "../contacts/repo.ts";
 import type { IncomingMessage } from "./incoming-validation.ts";
 import { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
 import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
@@ -115,13 +115,18 @@ async function storeIncoming(
   try {
     // db.write: committed (fsynced) before we answer; on SQLite concurrent requests share the commit.
     await ctx.db.write(async (trx) => {
-      const { contact } = await findOrCreateContactByExternalId(trx, accountId, {
-        externalId: input.fromId,
-        phone: toE164(input.fromId),
-        firstName: input.firstName,
-        lastName: input.lastName,
-        email: input.email,
-      });
+      // A known sender is one indexed look-up; the phone is parsed only for a new contact.
+      const contact =
+        (await findContactByExternalId(trx, accountId, input.fromId)) ??
+        (
+          await findOrCreateContactByExternalId(trx, accountId, {
+            externalId: input.fromId,
+            phone: toE164(input.fromId),
+            firstName: input.firstName,
+            lastName: input.lastName,
+            email: input.email,
+          })
+        ).contact;
       const conversation = await upsertConversationForMessage(trx, accountId, contact.id, input.channel, now);
       const reactionTarget =
         input.type === "reaction" && input.reactionTo

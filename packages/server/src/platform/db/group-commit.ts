@@ -1,7 +1,9 @@
 // Group commit: concurrent writers' work is gathered into one transaction with one fsync. Each
 // caller's work runs inside its own savepoint, so a failing write fails only its own caller, and
 // every caller is answered only after the COMMIT that holds its write.
-import { type Kysely, sql, type Transaction } from "kysely";
+import type SQLite from "better-sqlite3";
+import type { Kysely, Transaction } from "kysely";
+import { runRawInside } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
 export type WriteWork<T> = (trx: Transaction<Database>) => Promise<T>;
@@ -17,13 +19,15 @@ const MAX_BATCH = 256;
 
 export class GroupCommitter {
   private readonly kysely: Kysely<Database>;
+  private readonly sqlite: SQLite.Database;
   private queue: Pending[] = [];
   private flushing = false;
   /** Batches committed and writes they held (benchmarks read these). */
   readonly stats = { batches: 0, writes: 0 };
 
-  constructor(kysely: Kysely<Database>) {
+  constructor(kysely: Kysely<Database>, sqlite: SQLite.Database) {
     this.kysely = kysely;
+    this.sqlite = sqlite;
   }
 
   write<T>(work: WriteWork<T>): Promise<T> {
@@ -42,24 +46,30 @@ export class GroupCommitter {
       const batch = this.queue.splice(0, MAX_BATCH);
       const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
       try {
-        await this.kysely.transaction().execute(async (trx) => {
-          for (const item of batch) {
-            if (batch.length === 1) {
-              outcomes.push({ ok: true, value: await item.work(trx) });
-              continue;
+        const savepoint = this.sqlite.prepare("savepoint group_write");
+        const release = this.sqlite.prepare("release savepoint group_write");
+        const rollback = this.sqlite.prepare("rollback to savepoint group_write");
+        await this.kysely.transaction().execute((trx) =>
+          // While this batch holds the connection, prepared hot-path queries may use it directly.
+          runRawInside(trx, this.sqlite, async () => {
+            for (const item of batch) {
+              if (batch.length === 1) {
+                outcomes.push({ ok: true, value: await item.work(trx) });
+                continue;
+              }
+              savepoint.run();
+              try {
+                const value = await item.work(trx);
+                release.run();
+                outcomes.push({ ok: true, value });
+              } catch (error) {
+                rollback.run();
+                release.run();
+                outcomes.push({ ok: false, error });
+              }
             }
-            await sql`savepoint group_write`.execute(trx);
-            try {
-              const value = await item.work(trx);
-              await sql`release savepoint group_write`.execute(trx);
-              outcomes.push({ ok: true, value });
-            } catch (error) {
-              await sql`rollback to savepoint group_write`.execute(trx);
-              await sql`release savepoint group_write`.execute(trx);
-              outcomes.push({ ok: false, error });
-            }
-          }
-        });
+          }),
+        );
         this.stats.batches++;
         this.stats.writes += batch.length;
         batch.forEach((item, i) => {

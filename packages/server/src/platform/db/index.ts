@@ -80,6 +80,7 @@ export function openDatabase(options: DbOptions): Db {
       plugins: [new AccountWriteTracker()],
     }),
     "sqlite",
+    sqlite,
   );
   const dataVersion = sqlite.prepare("pragma data_version").pluck();
   return { ...db, dataVersion: () => dataVersion.get() as number };
@@ -104,8 +105,8 @@ function cachePreparedStatements(sqlite: SQLite.Database): void {
   }) as typeof sqlite.prepare;
 }
 
-function wrap(kysely: Kysely<Database>, dialect: Dialect): Db {
-  const group = dialect === "sqlite" ? new GroupCommitter(kysely) : null;
+function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Database): Db {
+  const group = sqlite ? new GroupCommitter(kysely, sqlite) : null;
   return {
     kysely,
     dialect,
