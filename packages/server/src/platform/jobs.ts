@@ -26,6 +26,12 @@ export interface JobContext {
   attempt: number;
   maxAttempts: number;
   log: FastifyBaseLogger;
+  /**
+   * Deletes this job inside the handler's own final write, so the outcome and the job's completion
+   * share one commit (the worker then writes nothing more). Only for handlers that then return
+   * undefined.
+   */
+  finishIn(trx: Transaction<Database>): Promise<void>;
 }
 
 /** A handler returns nothing when done, or asks to run again at a given time (its own schedule). */
@@ -54,6 +60,13 @@ const insertJob = prepared<Insertable<JobsTable>, never>((db) =>
   db
     .insertInto("jobs")
     .values(Object.fromEntries(JOB_COLUMNS.map((c) => [c, param(c)])) as unknown as Insertable<JobsTable>),
+);
+
+const deleteClaimedJob = prepared<{ id: string; lockedBy: string | null }, never>((db) =>
+  db
+    .deleteFrom("jobs")
+    .where("id", "=", param<string>("id"))
+    .where("locked_by", "=", param<string>("lockedBy")),
 );
 
 export async function enqueueJobs(
@@ -190,7 +203,8 @@ export class JobWorker {
       await this.recoverExpiredLeases(false);
       const free = this.concurrency - this.inFlight.size;
       if (free > 0) {
-        const claimed = await this.claim(free);
+        // At most one account's share per claim: more would mostly go straight back to the queue.
+        const claimed = await this.claim(Math.min(free, this.perAccount));
         claimedCount = claimed.length;
         for (const job of claimed) this.track(this.execute(job));
       }
@@ -296,6 +310,7 @@ export class JobWorker {
   private async execute(job: JobRow): Promise<void> {
     const handler = this.handlers.get(job.type);
     const log = this.log.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
+    let finished = false;
     const ctx: JobContext = {
       id: job.id,
       type: job.type,
@@ -303,6 +318,10 @@ export class JobWorker {
       attempt: job.attempts,
       maxAttempts: job.max_attempts,
       log,
+      finishIn: async (trx) => {
+        await deleteClaimedJob.all(trx, { id: job.id, lockedBy: job.locked_by });
+        finished = true;
+      },
     };
     let outcome: JobResult | undefined;
     let failure: string | null = null;
@@ -314,6 +333,7 @@ export class JobWorker {
       log.warn({ err }, "job failed");
     }
     this.release(job);
+    if (finished && failure === null && outcome === undefined) return;
     const now = Date.now();
     const cleared = { lease_until: null, locked_by: null, updated_at: now };
     try {

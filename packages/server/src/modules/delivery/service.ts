@@ -239,6 +239,8 @@ export async function deliverMessage(ctx: AppContext, payload: unknown, job: Job
   const at = Date.now();
   await ctx.db.write(async (trx) => {
     await insertAttempt(trx, accountId, { message_id: m.id, event_id: null, ...attemptRow(result) });
+    // A success ends the job in the same commit as its outcome.
+    if (result.ok) await job.finishIn(trx);
     await repo.setMessageOutcome(trx, accountId, m.id, {
       status: result.ok ? "sent" : "failed",
       at,

@@ -1,18 +1,30 @@
 // Standard Webhooks signing (https://www.standardwebhooks.com): the receiver checks
 // `webhook-signature` = "v1," + base64(HMAC-SHA256(key, "{id}.{timestamp}.{body}")), where the key is
 // the base64-decoded part of the account's secret after "whsec_".
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import pkg from "../../../package.json" with { type: "json" };
 
 export const USER_AGENT = `Parley-Webhooks/${pkg.version}`;
 
 const SECRET_PREFIX = "whsec_";
 
+/** Decoded signing keys by secret: building a key object costs more than the HMAC of a small body. */
+const keys = new Map<string, KeyObject>();
+
+function keyFor(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(
+      Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64"),
+    );
+    if (keys.size >= 10_000) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 export function signatureFor(secret: string, webhookId: string, timestampSec: number, body: string): string {
-  const key = Buffer.from(
-    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
-    "base64",
-  );
+  const key = keyFor(secret);
   const mac = createHmac("sha256", key).update(`${webhookId}.${timestampSec}.${body}`).digest("base64");
   return `v1,${mac}`;
 }

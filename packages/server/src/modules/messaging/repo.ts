@@ -184,16 +184,28 @@ export async function attemptsByMessage(
   return out;
 }
 
+const attemptInsert = prepared<DeliveryAttemptRow, never>((db) =>
+  db.insertInto("delivery_attempts").values({
+    id: param("id"),
+    account_id: param("account_id"),
+    message_id: param("message_id"),
+    event_id: param("event_id"),
+    attempted_at: param("attempted_at"),
+    duration_ms: param("duration_ms"),
+    status_code: param("status_code"),
+    error_class: param("error_class"),
+    error_message: param("error_message"),
+    response_body: param("response_body"),
+  }),
+);
+
 export async function insertAttempt(
   db: Q,
   accountId: string,
   attempt: Omit<DeliveryAttemptRow, "id" | "account_id">,
 ): Promise<string> {
   const id = newId("attempt");
-  await db
-    .insertInto("delivery_attempts")
-    .values({ id, account_id: accountId, ...attempt })
-    .execute();
+  await attemptInsert.all(db, { id, account_id: accountId, ...attempt });
   return id;
 }
 

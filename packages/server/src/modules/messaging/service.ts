@@ -8,7 +8,11 @@ import { newId } from "../../platform/ids.ts";
 import { enqueueJobs, type JobInput } from "../../platform/jobs.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { toE164 } from "../contacts/phone.ts";
-import { findContactByExternalId, findContactById, findOrCreateContactByExternalId } from "../contacts/repo.ts";
+import {
+  findContactByExternalId,
+  findContactById,
+  findOrCreateContactByExternalId,
+} from "../contacts/repo.ts";
 import type { IncomingMessage } from "./incoming-validation.ts";
 import { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
 import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
