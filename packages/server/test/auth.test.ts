@@ -77,14 +77,21 @@ describe("API key authentication", () => {
     const acc = await t.account({ email: "cached@example.com" });
     // Fill the key cache.
     for (let i = 0; i < 3; i++) {
-      expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` })).statusCode).toBe(200);
+      expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` })).statusCode).toBe(
+        200,
+      );
     }
     const env = cliEnv(t.database);
-    const set = await runCli(["account", "set", "--email", "cached@example.com", "--webhook-url", "https://hooks.example.com/new"], env);
+    const set = await runCli(
+      ["account", "set", "--email", "cached@example.com", "--webhook-url", "https://hooks.example.com/new"],
+      env,
+    );
     expect(set.code).toBe(0);
     const after = await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` });
     expect(json(after).webhookUrl).toBe("https://hooks.example.com/new");
-    const { apiKey } = oneJsonLine<{ apiKey: string }>(await runCli(["key", "generate", "--email", "cached@example.com"], env));
+    const { apiKey } = oneJsonLine<{ apiKey: string }>(
+      await runCli(["key", "generate", "--email", "cached@example.com"], env),
+    );
     expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${acc.apiKey}` })).statusCode).toBe(401);
     expect((await t.inject({ method: "GET", url: `/v1/account?apiKey=${apiKey}` })).statusCode).toBe(200);
   });

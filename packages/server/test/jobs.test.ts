@@ -209,7 +209,13 @@ describe("job worker", () => {
     const running = new Map<string, number>();
     const peak = new Map<string, number>();
     const finished: string[] = [];
-    const worker = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 5, concurrency: 4, perAccountConcurrency: 2 });
+    const worker = new JobWorker({
+      db: t.parley.db,
+      log,
+      pollIntervalMs: 5,
+      concurrency: 4,
+      perAccountConcurrency: 2,
+    });
     worker.register("fair", async (_payload, ctx) => {
       const acc = ctx.accountId ?? "";
       running.set(acc, (running.get(acc) ?? 0) + 1);
@@ -221,7 +227,10 @@ describe("job worker", () => {
     });
     const a = (await t.account()).accountId;
     const b = (await t.account()).accountId;
-    await enqueueJobs(t.parley.db.kysely, Array.from({ length: 30 }, () => ({ type: "fair", accountId: a, payload: null })));
+    await enqueueJobs(
+      t.parley.db.kysely,
+      Array.from({ length: 30 }, () => ({ type: "fair", accountId: a, payload: null })),
+    );
     await enqueueJobs(t.parley.db.kysely, [
       { type: "fair", accountId: b, payload: null, runAt: Date.now() + 50 },
       { type: "fair", accountId: b, payload: null, runAt: Date.now() + 50 },

@@ -13,7 +13,10 @@ describe("parley serve and SIGTERM", () => {
   it("lets an in-flight request finish, then exits 0", async () => {
     const env = cliEnv(database, { PORT: "0", HOST: "127.0.0.1" });
     const { apiKey } = oneJsonLine<{ apiKey: string }>(
-      await runCli(["account", "create", "--email", "shutdown@example.com", "--password", "s3cret-pass"], env),
+      await runCli(
+        ["account", "create", "--email", "shutdown@example.com", "--password", "s3cret-pass"],
+        env,
+      ),
     );
     const server = await startServer(["serve"], env);
     const port = new URL(String(server.line.url)).port;
@@ -57,7 +60,12 @@ describe("parley serve and SIGTERM", () => {
       const found = await new Promise<number>((resolve, reject) => {
         https
           .get(
-            { host: "127.0.0.1", port: port2, path: `/v1/contacts?phoneNumber=%2B14155550123&apiKey=${apiKey}`, rejectUnauthorized: false },
+            {
+              host: "127.0.0.1",
+              port: port2,
+              path: `/v1/contacts?phoneNumber=%2B14155550123&apiKey=${apiKey}`,
+              rejectUnauthorized: false,
+            },
             (r) => {
               r.resume();
               resolve(r.statusCode ?? 0);
