@@ -14,7 +14,11 @@ const config = loadConfig({
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 });
 const p = await buildApp(config);
-const acc = await createAccount(p.db, { email: `i${Date.now()}@example.com`, password: "password123", kind: "standard" });
+const acc = await createAccount(p.db, {
+  email: `i${Date.now()}@example.com`,
+  password: "password123",
+  kind: "standard",
+});
 const body = (i: number) =>
   JSON.stringify({
     customData: {
@@ -32,7 +36,12 @@ const body = (i: number) =>
 const url = `/v1/incoming_custom_channel_message?apiKey=${acc.apiKey}`;
 let i = 0;
 const one = async () => {
-  const r = await p.app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: body(i++) });
+  const r = await p.app.inject({
+    method: "POST",
+    url,
+    headers: { "content-type": "application/json" },
+    payload: body(i++),
+  });
   if (r.statusCode !== 200) throw new Error(r.body);
 };
 for (let w = 0; w < 500; w++) await one(); // warm up
