@@ -71,8 +71,8 @@ export function openDatabase(options: DbOptions): Db {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
-  // A 32 MB page cache keeps indexes of a few million rows in memory (the default is 2 MB).
-  sqlite.pragma("cache_size = -32000");
+  // A 16 MB page cache keeps the hot index pages of a few million rows in memory (default: 2 MB).
+  sqlite.pragma("cache_size = -16000");
   cachePreparedStatements(sqlite);
   const db = wrap(
     new Kysely<Database>({
