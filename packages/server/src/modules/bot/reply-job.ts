@@ -29,7 +29,8 @@ import * as repo from "./repo.ts";
 import { chooseCampaign } from "./routing.ts";
 import { parseKnowledge } from "./service.ts";
 
-export const BOT_REPLY_JOB = "bot.reply";
+// The job type is the messaging module's: it enqueues one for every inbound text.
+export { BOT_REPLY_JOB } from "../messaging/service.ts";
 export const HUMAN_ALERT_EVENT = "conversation.human_alert";
 /** Replies longer than an inbound message may be are cut (a runaway model must not store megabytes). */
 const MAX_REPLY_CHARS = 10_000;
