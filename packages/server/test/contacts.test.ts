@@ -1,18 +1,10 @@
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
+import type { ContactView } from "../src/modules/contacts/service.ts";
 import { json, startTestApp, type TestApp } from "./helpers.ts";
 
-interface Contact {
-  id: string;
-  firstName: string | null;
-  lastName: string | null;
-  phone: string | null;
-  email: string | null;
-  createdAt: string;
-  updatedAt: string;
-  botActive: boolean;
-}
+type Contact = ContactView;
 interface ErrorBody {
   error: { code: string; message: string };
 }

@@ -241,19 +241,7 @@ export async function deliverMessage(ctx: AppContext, payload: unknown, job: Job
     await insertAttempt(trx, accountId, { message_id: m.id, event_id: null, ...attemptRow(result) });
     // A success ends the job in the same commit as its outcome.
     if (result.ok) await job.finishIn(trx);
-    await repo.setMessageOutcome(trx, accountId, m.id, {
-      status: result.ok ? "sent" : "failed",
-      at,
-      error: result.ok
-        ? null
-        : errorJson({
-            statusCode: result.statusCode,
-            errorClass: result.errorClass ?? "connection_error",
-            message: result.errorMessage ?? "delivery failed",
-            responseBody: result.responseBody,
-            at: result.attemptedAt,
-          }),
-    });
+    await repo.setMessageOutcome(trx, accountId, m.id, outcomeOf(result, at));
   });
   if (result.ok) return undefined;
   job.log.info(
@@ -261,6 +249,23 @@ export async function deliverMessage(ctx: AppContext, payload: unknown, job: Job
     "message delivery failed",
   );
   return afterFailure(ctx, job, result);
+}
+
+/** The status and stored error of one attempt (messages and events alike). */
+function outcomeOf(result: AttemptResult, at: number) {
+  return {
+    status: result.ok ? ("sent" as const) : ("failed" as const),
+    at,
+    error: result.ok
+      ? null
+      : errorJson({
+          statusCode: result.statusCode,
+          errorClass: result.errorClass ?? "connection_error",
+          message: result.errorMessage ?? "delivery failed",
+          responseBody: result.responseBody,
+          at: result.attemptedAt,
+        }),
+  };
 }
 
 /** `event.delivery` job: POST the stored event payload, byte-identical on every attempt. */
@@ -293,19 +298,8 @@ export async function deliverEvent(ctx: AppContext, payload: unknown, job: JobCo
   const at = Date.now();
   await ctx.db.write(async (trx) => {
     await insertAttempt(trx, accountId, { message_id: null, event_id: e.id, ...attemptRow(result) });
-    await repo.setEventOutcome(trx, accountId, e.id, {
-      status: result.ok ? "sent" : "failed",
-      at,
-      error: result.ok
-        ? null
-        : errorJson({
-            statusCode: result.statusCode,
-            errorClass: result.errorClass ?? "connection_error",
-            message: result.errorMessage ?? "delivery failed",
-            responseBody: result.responseBody,
-            at: result.attemptedAt,
-          }),
-    });
+    if (result.ok) await job.finishIn(trx);
+    await repo.setEventOutcome(trx, accountId, e.id, outcomeOf(result, at));
   });
   if (result.ok) return undefined;
   job.log.info(
