@@ -189,6 +189,130 @@ describe("builtin bot engine: match", () => {
   });
 });
 
+describe("builtin bot engine: alternative phrasings", () => {
+  // Other ways customers ask: the emergency entry learns words its question and answer never use.
+  const withAlternatives: KnowledgeEntry[] = clinic.map((entry, i) =>
+    i === 5
+      ? {
+          ...entry,
+          alternatives: [
+            "I have a terrible toothache",
+            "My filling fell out, can you see me?",
+            "I chipped a tooth",
+          ],
+        }
+      : i === 2
+        ? // parking phrasings that mention the words of other entries (appointment, check-up)
+          {
+            ...entry,
+            alternatives: [
+              "Where do I leave the car for my appointment?",
+              "Can I park outside when I come for a check-up?",
+            ],
+          }
+        : entry,
+  );
+
+  it("an alternative phrasing matches its entry, with the entry's answer", () => {
+    const plain = createBuiltinEngine(clinic);
+    const engine = createBuiltinEngine(withAlternatives);
+    for (const message of ["toothache!!", "I chipped my tooth", "my filling fell out"]) {
+      expect(plain.match(message), message).toBeNull();
+      const match = engine.match(message);
+      expect(match, message).toEqual({ answer: clinic[5]!.answer, score: expect.any(Number), entryIndex: 5 });
+      expect(match!.score).toBeGreaterThanOrEqual(DEFAULT_THRESHOLD);
+      expect(match!.score).toBeLessThanOrEqual(1);
+    }
+    expect(plain.match("where do I leave my car?")).toBeNull();
+    expect(engine.match("where do I leave my car?")?.entryIndex).toBe(2);
+  });
+
+  it("alternatives of one entry do not steal messages clearly about another entry", () => {
+    const plain = createBuiltinEngine(clinic);
+    const engine = createBuiltinEngine(withAlternatives);
+    for (const [message, entryIndex] of [
+      ["How do I book an appointment?", 3],
+      ["can I make an appointment online", 3],
+      ["how much is a check up?", 1],
+      ["what time do you open on Saturday?", 0],
+      ["do you see kids?", 4],
+    ] as const) {
+      expect(plain.match(message)?.entryIndex, message).toBe(entryIndex);
+      expect(engine.match(message)?.entryIndex, message).toBe(entryIndex);
+    }
+    // and unrelated messages still go to the fallback
+    expect(engine.match("Who won the football last night?")).toBeNull();
+    expect(engine.match("Can you recommend a good pizza place?")).toBeNull();
+  });
+
+  it("an entry's alternatives do not make the words of its answer look common", () => {
+    // Ten phrasings that all say "parking": scoring per phrasing would count "parking" ten times and
+    // lower its weight; per entry, the confidence of a parking question stays the same.
+    const many = clinic.map((entry, i) =>
+      i === 2
+        ? { ...entry, alternatives: Array.from({ length: 10 }, (_, j) => `parking question ${j}`) }
+        : entry,
+    );
+    const message = "Is there parking for my bicycle?";
+    const before = createBuiltinEngine(clinic, { threshold: 0 }).match(message);
+    expect(before?.entryIndex).toBe(2);
+    expect(before!.score).toBeLessThan(1);
+    expect(createBuiltinEngine(many, { threshold: 0 }).match(message)).toEqual(before);
+  });
+
+  it("no or empty alternatives change nothing, and damaged stored values are ignored", () => {
+    const messages = ["opening hours?", "how much does it cost", "parking", "emergency", "football"];
+    const expected = messages.map((m) => createBuiltinEngine(clinic).match(m));
+    const empty = clinic.map((entry) => ({ ...entry, alternatives: [] }));
+    expect(messages.map((m) => createBuiltinEngine(empty).match(m))).toEqual(expected);
+    const damaged = clinic.map((entry) => ({ ...entry, alternatives: "not a list" as unknown as string[] }));
+    expect(messages.map((m) => createBuiltinEngine(damaged).match(m))).toEqual(expected);
+    const mixed = [
+      { ...clinic[0]!, alternatives: [42, null, "  ", "When do you shut?"] as unknown as string[] },
+      ...clinic.slice(1),
+    ];
+    expect(createBuiltinEngine(mixed).match("when do you shut")?.entryIndex).toBe(0);
+  });
+
+  it("builds 45 entries with 5 alternatives each in well under 50 ms", () => {
+    const topics = [
+      "hours",
+      "parking",
+      "prices",
+      "booking",
+      "refunds",
+      "delivery",
+      "payment",
+      "warranty",
+      "hire",
+    ];
+    const entries: KnowledgeEntry[] = Array.from({ length: 45 }, (_, i) => {
+      const topic = topics[i % topics.length];
+      return {
+        question: `What is your policy on ${topic} for case ${i}?`,
+        answer: `For ${topic} in case ${i} we offer a friendly service with clear rules and fair prices, explained by our staff in the shop or on the phone.`,
+        alternatives: [
+          `How does ${topic} work for number ${i}?`,
+          `Can you tell me about ${topic} option ${i}?`,
+          `I have a question on ${topic}, case ${i}`,
+          `What are the rules for ${topic} ${i}?`,
+          `Is ${topic} ${i} included?`,
+        ],
+      };
+    });
+    createBuiltinEngine(entries).match("warm up");
+    const builds: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const start = performance.now();
+      createBuiltinEngine(entries).match("How do refunds work for case 4?");
+      builds.push(performance.now() - start);
+    }
+    // typically 2-5 ms; the budget leaves room for a busy CI machine
+    expect(builds.sort((a, b) => a - b)[3]).toBeLessThan(40);
+    expect(createBuiltinEngine(entries).match("how does refunds work for number 4")?.entryIndex).toBe(4);
+  });
+});
+
 describe("builtin bot engine: topPassages", () => {
   it("returns the most relevant entries first, up to the limit", () => {
     const passages = topPassages(clinic, "How much does it cost to book a check-up?", 2);
@@ -205,6 +329,22 @@ describe("builtin bot engine: topPassages", () => {
     expect(topPassages(knowledge, "where do I park", 3)).toEqual([
       { text: "Parking is free behind the shop." },
     ]);
+  });
+
+  it("returns a question/answer entry once and whole, alternatives included, ranked by its best phrasing", () => {
+    const knowledge: KnowledgeEntry[] = [
+      { question: "Is there parking?", answer: "Yes, behind the shop." },
+      {
+        question: "What should I do in an emergency?",
+        answer: "Call us first thing in the morning.",
+        alternatives: ["I chipped a tooth", "My tooth is broken", "toothache"],
+      },
+    ];
+    const passages = topPassages(knowledge, "I broke a tooth, is there parking?", 5);
+    expect(passages).toHaveLength(2);
+    expect(passages).toContainEqual(knowledge[1]);
+    expect(passages).toContainEqual(knowledge[0]);
+    expect(topPassages(knowledge, "chipped tooth", 5)).toEqual([knowledge[1]]);
   });
 
   it("returns nothing for a zero limit, an empty knowledge base or an unrelated message", () => {

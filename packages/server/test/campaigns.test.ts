@@ -12,7 +12,7 @@ interface CampaignJson {
   name: string;
   status: string;
   instructions: string;
-  knowledge?: { question?: string; answer?: string; text?: string }[];
+  knowledge?: { question?: string; answer?: string; text?: string; alternatives?: string[] }[];
   knowledgeCount: number;
   keywords: string[];
   fallbackMessage: string;
@@ -133,6 +133,47 @@ describe("campaigns", () => {
     ["51 keywords", { name: "n", keywords: Array.from({ length: 51 }, (_, i) => `k${i}`) }, /50/],
     ["a number as name", { name: 42 }, /name must be string/],
     ["a blank fallback message", { name: "n", fallbackMessage: " " }, /fallbackMessage/],
+    [
+      "alternatives on a text entry",
+      {
+        name: "n",
+        knowledge: [
+          { question: "q", answer: "a" },
+          { text: "t", alternatives: ["other"] },
+        ],
+      },
+      /knowledge\[1\]\.alternatives is only allowed on a \{question, answer\} entry/,
+    ],
+    [
+      "alternatives without an answer",
+      { name: "n", knowledge: [{ question: "q", alternatives: ["other"] }] },
+      /knowledge\[0\] needs a non-empty question and answer/,
+    ],
+    [
+      "21 alternatives",
+      {
+        name: "n",
+        knowledge: [
+          { question: "q", answer: "a", alternatives: Array.from({ length: 21 }, (_, i) => `q${i}`) },
+        ],
+      },
+      /knowledge\.0\.alternatives .*20/,
+    ],
+    [
+      "a 1,001-character alternative",
+      { name: "n", knowledge: [{ question: "q", answer: "a", alternatives: ["ok", "x".repeat(1001)] }] },
+      /knowledge\.0\.alternatives\.1 must be at most 1000 characters/,
+    ],
+    [
+      "a non-string alternative",
+      { name: "n", knowledge: [{ question: "q", answer: "a", alternatives: ["ok", 7] }] },
+      /knowledge\.0\.alternatives\.1 must be string/,
+    ],
+    [
+      "alternatives that are not a list",
+      { name: "n", knowledge: [{ question: "q", answer: "a", alternatives: "other words" }] },
+      /knowledge\.0\.alternatives must be array/,
+    ],
   ];
 
   it.each(invalid)("refuses %s with 400 and changes nothing", async (_label, body, message) => {
@@ -143,6 +184,74 @@ describe("campaigns", () => {
     expect(err.code).toBe("VALIDATION_ERROR");
     expect(err.message).toMatch(message);
     expect((await list(acc.apiKey)).data).toHaveLength(1);
+  });
+
+  it("stores and returns alternatives: trimmed, blanks and repeats (and copies of the question) dropped", async () => {
+    const acc = await t.account();
+    const c = await create(acc.apiKey, {
+      name: "Workshop",
+      knowledge: [
+        {
+          question: "Do you fix bikes?",
+          answer: "Yes, all kinds.",
+          alternatives: [
+            " Can you repair my bike? ",
+            "",
+            "can you REPAIR my bike?",
+            "do you fix bikes?",
+            "Tune-ups?",
+          ],
+        },
+        { question: "Where are you?", answer: "1 High Street.", alternatives: ["  ", ""] },
+        { text: "We open at 9." },
+        {
+          question: "Parking?",
+          answer: "Behind the shop.",
+          alternatives: Array.from({ length: 20 }, (_, i) => `p${i}`),
+        },
+      ],
+    });
+    const expected = [
+      {
+        question: "Do you fix bikes?",
+        answer: "Yes, all kinds.",
+        alternatives: ["Can you repair my bike?", "Tune-ups?"],
+      },
+      { question: "Where are you?", answer: "1 High Street." },
+      { text: "We open at 9." },
+      {
+        question: "Parking?",
+        answer: "Behind the shop.",
+        alternatives: Array.from({ length: 20 }, (_, i) => `p${i}`),
+      },
+    ];
+    expect(c.knowledge).toEqual(expected);
+    expect(c.knowledgeCount).toBe(4);
+    expect(json<CampaignJson>(await req(acc.apiKey, "GET", `/v1/campaigns/${c.id}`)).knowledge).toEqual(
+      expected,
+    );
+
+    // PATCH replaces the knowledge, alternatives included; a refused PATCH changes nothing
+    const patched = await req(acc.apiKey, "PATCH", `/v1/campaigns/${c.id}`, {
+      knowledge: [{ question: "Q?", answer: "A.", alternatives: ["Other way to ask?"] }],
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    const stored = [{ question: "Q?", answer: "A.", alternatives: ["Other way to ask?"] }];
+    expect(json<CampaignJson>(patched).knowledge).toEqual(stored);
+    for (const knowledge of [
+      [{ question: "Q?", answer: "A.", alternatives: Array.from({ length: 21 }, (_, i) => `a${i}`) }],
+      [{ text: "T.", alternatives: ["x"] }],
+    ]) {
+      const bad = await req(acc.apiKey, "PATCH", `/v1/campaigns/${c.id}`, { name: "Renamed", knowledge });
+      expect(bad.statusCode).toBe(400);
+      expect(json<{ error: { code: string; message: string } }>(bad).error).toMatchObject({
+        code: "VALIDATION_ERROR",
+        message: expect.stringMatching(/knowledge(\.0\.|\[0\]\.)alternatives/),
+      });
+      const after = json<CampaignJson>(await req(acc.apiKey, "GET", `/v1/campaigns/${c.id}`));
+      expect(after.name).toBe("Workshop");
+      expect(after.knowledge).toEqual(stored);
+    }
   });
 
   it("accepts 500 knowledge entries", async () => {
@@ -386,6 +495,37 @@ describe("campaigns", () => {
       ["a missing name", { name: "" }, /--name is required/],
       ["a 201-character name", { name: "n".repeat(201) }, /name must be at most 200/],
     ];
+
+    it("reads alternatives from the knowledge file, and names a bad one", async () => {
+      const command = botModule.commands?.["campaign create"];
+      if (!command) throw new Error("campaign create is not registered");
+      const kb = file(
+        "alt.json",
+        JSON.stringify([
+          { question: "Do you repair bikes?", answer: "Yes.", alternatives: ["Can you fix my bike?"] },
+        ]),
+      );
+      const out = (await command.run({ email, name: "Alt", knowledge: kb }, t.parley.ctx)) as {
+        campaignId: string;
+      };
+      expect(
+        json<CampaignJson>(await req(apiKey, "GET", `/v1/campaigns/${out.campaignId}`)).knowledge,
+      ).toEqual([
+        { question: "Do you repair bikes?", answer: "Yes.", alternatives: ["Can you fix my bike?"] },
+      ]);
+      const before = (await list(apiKey)).data.length;
+      const bad = file(
+        "alt-bad.json",
+        JSON.stringify([
+          { question: "q", answer: "a" },
+          { question: "q2", answer: "a2", alternatives: ["fine", { not: "a string" }] },
+        ]),
+      );
+      await expect(command.run({ email, name: "Bad", knowledge: bad }, t.parley.ctx)).rejects.toThrow(
+        /entry\[1\]\.alternatives\[1\] must be string/,
+      );
+      expect((await list(apiKey)).data).toHaveLength(before);
+    });
 
     it.each(refused)("refuses %s", async (_l, values, message) => {
       file("obj.json", '{"question":"q"}');

@@ -10,6 +10,9 @@
  * word; message terms of 4+ letters also match as prefixes (safe ~ safety).
  *
  * Ranking: BM25 (MiniSearch; fields question x2, answer or sentence x1, surrounding free text x0.3).
+ * A question/answer entry's stored question and each of its `alternatives` ("phrasings") are passages
+ * of their own with the entry's answer; the entry ranks as its best phrasing, and the term weights of
+ * the confidence count entries, not passages, so alternatives do not make an answer's words look common.
  * Accept/reject does NOT use the raw BM25 score, which grows with corpus size and message length; it
  * uses a normalised confidence in [0, 1]: the IDF-weighted share of the message's content terms that
  * the best passage contains (words unknown to the knowledge weigh the most). "Do you service cars?"
@@ -18,7 +21,13 @@
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 
-export type KnowledgeEntry = { question?: string; answer?: string; text?: string };
+export type KnowledgeEntry = {
+  question?: string;
+  answer?: string;
+  text?: string;
+  /** Other ways customers ask the question (question/answer entries only): indexed like the question. */
+  alternatives?: string[];
+};
 export type BuiltinMatch = { answer: string; score: number; entryIndex: number };
 export interface BuiltinEngine {
   /** Best answer for the message, or null when the confidence is below the threshold (=> fallback). */
@@ -272,6 +281,8 @@ function isMisspeltStopWord(word: string): boolean {
 type Passage = {
   id: number;
   entryIndex: number;
+  /** What term frequencies count: the entry for every phrasing of a question/answer entry, else the sentence. */
+  unit: string;
   question: string;
   body: string;
   context: string;
@@ -312,14 +323,21 @@ function buildPassages(entries: KnowledgeEntry[]): Passage[] {
     const answer = entry.answer?.trim() ?? "";
     const text = entry.text?.trim() ?? "";
     if (answer) {
-      passages.push({
-        id: passages.length,
-        entryIndex,
-        question,
-        body: answer,
-        context: text,
-        reply: answer,
-      });
+      // Stored knowledge is parsed leniently: a damaged alternatives value is ignored, not fatal.
+      const alternatives = Array.isArray(entry.alternatives)
+        ? entry.alternatives.filter((a): a is string => typeof a === "string" && a.trim() !== "")
+        : [];
+      for (const phrasing of [question, ...alternatives]) {
+        passages.push({
+          id: passages.length,
+          entryIndex,
+          unit: `entry ${entryIndex}`,
+          question: phrasing.trim(),
+          body: answer,
+          context: text,
+          reply: answer,
+        });
+      }
       return;
     }
     if (!text) return;
@@ -327,6 +345,7 @@ function buildPassages(entries: KnowledgeEntry[]): Passage[] {
       passages.push({
         id: passages.length,
         entryIndex,
+        unit: `sentence ${passages.length}`,
         question,
         body: sentence,
         context: text,
@@ -354,7 +373,9 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     tokenize: (text) => (text ? text.split(" ") : []),
     processTerm: (term) => term || null,
   });
+  // Counted per entry: an entry's phrasings repeat its answer, which must not make its words look common.
   const documentFrequency = new Map<string, number>();
+  const countedFor = new Map<string, string>(); // term -> last unit counted
   const vocabulary = new Map<string, string>(); // surface word -> term
   const analysedTexts = new Map<string, string[]>(); // the question and full text repeat across passages
   const analyseField = (text: string): string[] => {
@@ -384,11 +405,14 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
       context: context.join(" "),
     });
     for (const term of new Set([...question, ...body, ...context])) {
+      if (countedFor.get(term) === passage.unit) continue;
+      countedFor.set(term, passage.unit);
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
   const sortedVocabulary = [...vocabulary.keys()].sort();
-  const n = passages.length;
+  // Units the frequencies count: question/answer entries, and free-text sentences.
+  const n = new Set(passages.map((p) => p.unit)).size;
   const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const maxIdf = idf(0);
   const weightOf = (term: string) =>
@@ -497,11 +521,17 @@ export function topPassages(entries: KnowledgeEntry[], message: string, limit: n
   if (limit <= 0) return [];
   const index = buildIndex(entries);
   const out: KnowledgeEntry[] = [];
+  const entriesTaken = new Set<number>();
   // Sentences that share no term with the message themselves (only with the rest of their text) are skipped.
   for (const { passage, direct } of index.rank(message, index.passages.length)) {
     if (!direct) continue;
     const entry = entries[passage.entryIndex]!;
-    out.push(entry.answer?.trim() ? { ...entry } : { text: passage.reply });
+    if (entry.answer?.trim()) {
+      // An entry appears once, whole, however many of its phrasings matched.
+      if (entriesTaken.has(passage.entryIndex)) continue;
+      entriesTaken.add(passage.entryIndex);
+      out.push({ ...entry });
+    } else out.push({ text: passage.reply });
     if (out.length >= limit) break;
   }
   return out;

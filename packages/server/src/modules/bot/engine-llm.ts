@@ -65,6 +65,10 @@ export interface LlmPrompt {
   history: { direction: "inbound" | "outbound"; body: string }[];
 }
 
+/**
+ * An entry's `alternatives` are left out: they only help the retrieval (topPassages) pick the entry,
+ * a model understands paraphrases by itself, and up to 20 phrasings per entry would crowd the prompt.
+ */
 export function buildSystemPrompt(instructions: string, passages: KnowledgeEntry[]): string {
   const parts: string[] = [
     instructions.trim() ||

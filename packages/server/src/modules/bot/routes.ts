@@ -31,7 +31,8 @@ import {
 } from "./service.ts";
 
 const CAMPAIGN_RULES =
-  "name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000)} or " +
+  "name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), " +
+  "alternatives (optional, ≤ 20 other phrasings of the question, each ≤ 1,000)} or " +
   "{text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ " +
   "20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm " +
   "(default auto); model optional. Errors: VALIDATION_ERROR (400).";

@@ -8,6 +8,7 @@ export const LIMITS = {
   instructions: 20_000,
   knowledgeEntries: 500,
   question: 1_000,
+  alternatives: 20,
   answer: 5_000,
   keywords: 50,
   keyword: 100,
@@ -33,8 +34,17 @@ export const KnowledgeEntryJson = Type.Object(
     question: Type.Optional(Type.String({ maxLength: LIMITS.question })),
     answer: Type.Optional(Type.String({ maxLength: LIMITS.answer })),
     text: Type.Optional(Type.String({ maxLength: LIMITS.answer })),
+    alternatives: Type.Optional(
+      Type.Array(Type.String({ maxLength: LIMITS.question }), {
+        maxItems: LIMITS.alternatives,
+        description:
+          "Question/answer entries only: other ways customers ask the same question (up to 20). The " +
+          "builtin engine matches each like the question; trimmed, blanks and duplicates dropped, " +
+          "omitted when none are left",
+      }),
+    ),
   },
-  { description: "Either {question, answer} or {text}" },
+  { description: "Either {question, answer, alternatives?} or {text}" },
 );
 
 const Knowledge = Type.Array(KnowledgeEntryJson, { maxItems: LIMITS.knowledgeEntries });

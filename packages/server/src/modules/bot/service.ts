@@ -40,8 +40,33 @@ function parseStrings(json: string): string[] {
 }
 
 /**
- * Each entry is {question, answer} or {text}: trimmed, non-empty, nothing else. The message names the
- * entry (knowledge[3]) so a 500-entry upload is easy to fix.
+ * Other phrasings of an entry's question: trimmed; blanks, repeats and copies of the question itself
+ * (case-insensitively) dropped, order kept. Errors name the item (knowledge[3].alternatives[1]).
+ */
+function normaliseAlternatives(value: unknown, at: string, question: string): string[] {
+  if (!Array.isArray(value)) throw new AppError("VALIDATION_ERROR", `${at} must be an array of strings`);
+  if (value.length > LIMITS.alternatives) {
+    throw new AppError("VALIDATION_ERROR", `${at} must have at most ${LIMITS.alternatives} items`);
+  }
+  const seen = new Set([question.toLowerCase()]);
+  const out: string[] = [];
+  value.forEach((item, j) => {
+    if (typeof item !== "string") throw new AppError("VALIDATION_ERROR", `${at}[${j}] must be string`);
+    const t = item.trim();
+    if (t.length > LIMITS.question) {
+      throw new AppError("VALIDATION_ERROR", `${at}[${j}] must be at most ${LIMITS.question} characters`);
+    }
+    const key = t.toLowerCase();
+    if (t === "" || seen.has(key)) return;
+    seen.add(key);
+    out.push(t);
+  });
+  return out;
+}
+
+/**
+ * Each entry is {question, answer, alternatives?} or {text}: trimmed, non-empty, nothing else. The
+ * message names the entry (knowledge[3]) so a 500-entry upload is easy to fix.
  */
 export function normaliseKnowledge(entries: unknown, where = "knowledge"): KnowledgeEntry[] {
   if (!Array.isArray(entries)) throw new AppError("VALIDATION_ERROR", `${where} must be an array`);
@@ -66,8 +91,21 @@ export function normaliseKnowledge(entries: unknown, where = "knowledge"): Knowl
     const question = str("question", LIMITS.question);
     const answer = str("answer", LIMITS.answer);
     const text = str("text", LIMITS.answer);
-    if (text !== undefined && question === undefined && answer === undefined) return { text };
-    if (question !== undefined && answer !== undefined && text === undefined) return { question, answer };
+    const hasAlternatives = e.alternatives !== undefined && e.alternatives !== null;
+    if (text !== undefined && question === undefined && answer === undefined) {
+      if (hasAlternatives) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          `${at}.alternatives is only allowed on a {question, answer} entry, not on {text}`,
+        );
+      }
+      return { text };
+    }
+    if (question !== undefined && answer !== undefined && text === undefined) {
+      if (!hasAlternatives) return { question, answer };
+      const alternatives = normaliseAlternatives(e.alternatives, `${at}.alternatives`, question);
+      return alternatives.length > 0 ? { question, answer, alternatives } : { question, answer };
+    }
     if (text !== undefined) {
       throw new AppError("VALIDATION_ERROR", `${at} must be either {question, answer} or {text}, not both`);
     }
