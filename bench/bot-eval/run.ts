@@ -40,12 +40,15 @@ const questions = JSON.parse(readFileSync(join(dir, "questions.json"), "utf8")) 
 const holdout = JSON.parse(readFileSync(join(dir, "questions-holdout.json"), "utf8")) as Question[];
 // A second held-out set, written before the WordNet experiment without looking at any engine's answers.
 const holdout2 = JSON.parse(readFileSync(join(dir, "questions-holdout2.json"), "utf8")) as Question[];
+// A third held-out set, written by someone who never saw the engine or the other question files, and run
+// once after the answer-only credit (docs/decisions: builtin engine precision) was frozen.
+const holdout3 = JSON.parse(readFileSync(join(dir, "questions-holdout3.json"), "utf8")) as Question[];
 
 const thresholdArg = process.argv.indexOf("--threshold");
 const threshold = thresholdArg > 0 ? Number(process.argv[thresholdArg + 1]) : DEFAULT_THRESHOLD;
 if (!Number.isFinite(threshold)) throw new Error("--threshold needs a number");
 
-for (const q of [...questions, ...holdout, ...holdout2]) {
+for (const q of [...questions, ...holdout, ...holdout2, ...holdout3]) {
   if (q.expected !== null && !knowledge[q.expected]) throw new Error(`bad expected index: ${q.question}`);
 }
 
@@ -58,9 +61,11 @@ const run = (engine: typeof unfiltered, set: Question[]): Outcome[] =>
 const candidates = run(unfiltered, questions);
 const holdoutCandidates = run(unfiltered, holdout);
 const holdout2Candidates = run(unfiltered, holdout2);
+const holdout3Candidates = run(unfiltered, holdout3);
 const bareCandidates = run(unfilteredBare, questions);
 const bareHoldoutCandidates = run(unfilteredBare, holdout);
 const bareHoldout2Candidates = run(unfilteredBare, holdout2);
+const bareHoldout3Candidates = run(unfilteredBare, holdout3);
 
 const accepted = (match: BuiltinMatch | null, t: number) => (match && match.score >= t ? match : null);
 
@@ -92,10 +97,12 @@ const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const all = figures(candidates, threshold);
 const held = figures(holdoutCandidates, threshold);
 const held2 = figures(holdout2Candidates, threshold);
+const held3 = figures(holdout3Candidates, threshold);
 const bare = {
   questions: figures(bareCandidates, threshold),
   holdout: figures(bareHoldoutCandidates, threshold),
   holdout2: figures(bareHoldout2Candidates, threshold),
+  holdout3: figures(bareHoldout3Candidates, threshold),
 };
 const meets = (f: Figures) => f.top1Accuracy >= 0.85 && f.offTopicFallbackRate >= 0.9;
 // The verdict is on questions.json with the knowledge as committed (alternatives included).
@@ -152,8 +159,11 @@ const matchP99Ms = quantile(matchTimes, 0.99);
 // Sanity: the engine used at the chosen threshold gives the same decisions as the filtered sweep.
 const bareEngine = createBuiltinEngine(bareKnowledge, { threshold });
 for (const [checked, outcomes] of [
-  [engine, [...candidates, ...holdoutCandidates, ...holdout2Candidates]],
-  [bareEngine, [...bareCandidates, ...bareHoldoutCandidates, ...bareHoldout2Candidates]],
+  [engine, [...candidates, ...holdoutCandidates, ...holdout2Candidates, ...holdout3Candidates]],
+  [
+    bareEngine,
+    [...bareCandidates, ...bareHoldoutCandidates, ...bareHoldout2Candidates, ...bareHoldout3Candidates],
+  ],
 ] as const) {
   for (const o of outcomes) {
     const direct = checked.match(o.question.question);
@@ -177,6 +187,7 @@ const missesOf = (outcomes: Outcome[]) =>
 const failures = missesOf(candidates);
 const holdoutFailures = missesOf(holdoutCandidates);
 const holdout2Failures = missesOf(holdout2Candidates);
+const holdout3Failures = missesOf(holdout3Candidates);
 
 /** A Markdown table with padded columns (the layout `biome format` gives, so the file stays lint-clean). */
 function table(header: string[], rows: (string | number)[][]): string[] {
@@ -202,6 +213,7 @@ const sweepHeld = sweepValues.map((t) => ({
   threshold: t,
   holdout: figures(holdoutCandidates, t),
   holdout2: figures(holdout2Candidates, t),
+  holdout3: figures(holdout3Candidates, t),
 }));
 // Honesty check: questions that are word for word (case, punctuation and hyphens aside) one of the
 // alternatives are answered by a lookup; the figures without them show what the alternatives generalise.
@@ -219,6 +231,7 @@ const verbatimRows = (
     ["questions.json", candidates, bareCandidates],
     ["questions-holdout.json", holdoutCandidates, bareHoldoutCandidates],
     ["questions-holdout2.json", holdout2Candidates, bareHoldout2Candidates],
+    ["questions-holdout3.json", holdout3Candidates, bareHoldout3Candidates],
   ] as const
 ).map(([set, withAlt, without]) => {
   const keep = (outcomes: readonly Outcome[]) => outcomes.filter((o) => !verbatim(o));
@@ -236,6 +249,7 @@ const comparisonRows = (
     ["questions.json", bare.questions, all],
     ["questions-holdout.json", bare.holdout, held],
     ["questions-holdout2.json", bare.holdout2, held2],
+    ["questions-holdout3.json", bare.holdout3, held3],
   ] as const
 ).flatMap(([set, without, withAlt]) =>
   (
@@ -321,6 +335,9 @@ const lines: string[] = [
   "## Second held-out set (questions-holdout2.json, written before the WordNet experiment), with alternatives",
   "",
   ...table(["metric", "value"], metricRows(held2)),
+  "## Third held-out set (questions-holdout3.json, written without seeing the engine or the other question files), with alternatives",
+  "",
+  ...table(["metric", "value"], metricRows(held3)),
   "## By question kind (questions.json, with alternatives)",
   "",
   ...table(
@@ -347,6 +364,8 @@ const lines: string[] = [
       "holdout: off-topic to fallback",
       "holdout2: right entry",
       "holdout2: off-topic to fallback",
+      "holdout3: right entry",
+      "holdout3: off-topic to fallback",
     ],
     sweepHeld.map((s) => [
       s.threshold,
@@ -354,6 +373,8 @@ const lines: string[] = [
       pct(s.holdout.offTopicFallbackRate),
       pct(s.holdout2.top1Accuracy),
       pct(s.holdout2.offTopicFallbackRate),
+      pct(s.holdout3.top1Accuracy),
+      pct(s.holdout3.offTopicFallbackRate),
     ]),
   ),
   "## Held-out check (threshold tuned on one half of questions.json, measured on the other; with alternatives)",
@@ -372,6 +393,7 @@ for (const [title, list] of [
   ["questions.json", failures],
   ["questions-holdout.json", holdoutFailures],
   ["questions-holdout2.json", holdout2Failures],
+  ["questions-holdout3.json", holdout3Failures],
 ] as const) {
   lines.push(
     `## Misses at threshold ${threshold}, ${title}, with alternatives (${list.length})`,
@@ -397,6 +419,7 @@ writeFileSync(
       ...all,
       holdout: held,
       holdout2: held2,
+      holdout3: held3,
       withoutAlternatives: { ...bare, meetsTargets: meets(bare.questions) },
       identicalToAnAlternativeLeftOut: verbatimRows,
       byTag,
@@ -407,6 +430,7 @@ writeFileSync(
       failures,
       holdoutFailures,
       holdout2Failures,
+      holdout3Failures,
     },
     null,
     2,

@@ -245,6 +245,23 @@ describe("builtin bot engine: alternative phrasings", () => {
     expect(engine.match("Can you recommend a good pizza place?")).toBeNull();
   });
 
+  it("with alternatives, words found only in an entry's answer count half: they alone do not answer", () => {
+    const plain = createBuiltinEngine(clinic);
+    const engine = createBuiltinEngine(withAlternatives);
+    // "disabled" and "building" are only in the parking answer, "toilets" nowhere: not a parking question
+    const answerWordsOnly = "Are there disabled toilets in the building?";
+    expect(engine.match(answerWordsOnly)).toBeNull();
+    const scored = createBuiltinEngine(withAlternatives, { threshold: 0 }).match(answerWordsOnly);
+    expect(scored?.entryIndex).toBe(2);
+    expect(scored!.score).toBeLessThan(0.4);
+    // Without alternatives the stored question is all there is, so the answer's words keep full weight.
+    expect(plain.match(answerWordsOnly)?.entryIndex).toBe(2);
+    // A message that also meets a phrasing word ("park", "car") still gets the parking answer.
+    for (const message of ["Do you have disabled parking?", "can I leave my car behind the building?"]) {
+      expect(engine.match(message)?.entryIndex, message).toBe(2);
+    }
+  });
+
   it("an entry's alternatives do not make the words of its answer look common", () => {
     // Ten phrasings that all say "parking": scoring per phrasing would count "parking" ten times and
     // lower its weight; per entry, the confidence of a parking question stays the same.
@@ -265,6 +282,12 @@ describe("builtin bot engine: alternative phrasings", () => {
     const expected = messages.map((m) => createBuiltinEngine(clinic).match(m));
     const empty = clinic.map((entry) => ({ ...entry, alternatives: [] }));
     expect(messages.map((m) => createBuiltinEngine(empty).match(m))).toEqual(expected);
+    // a copy of the stored question is no second phrasing: the answer's words keep full weight
+    const copies = clinic.map((entry) => ({ ...entry, alternatives: [` ${entry.question!.toUpperCase()}`] }));
+    expect(messages.map((m) => createBuiltinEngine(copies).match(m))).toEqual(expected);
+    expect(createBuiltinEngine(copies).match("Are there disabled toilets in the building?")?.entryIndex).toBe(
+      2,
+    );
     const damaged = clinic.map((entry) => ({ ...entry, alternatives: "not a list" as unknown as string[] }));
     expect(messages.map((m) => createBuiltinEngine(damaged).match(m))).toEqual(expected);
     const mixed = [

@@ -16,7 +16,8 @@
  * Accept/reject does NOT use the raw BM25 score, which grows with corpus size and message length; it
  * uses a normalised confidence in [0, 1]: the IDF-weighted share of the message's content terms that
  * the best passage contains (words unknown to the knowledge weigh the most). "Do you service cars?"
- * shares only "service" with the knowledge and falls below the threshold: fallback.
+ * shares only "service" with the knowledge and falls below the threshold: fallback. In an entry with
+ * alternatives, a term found only in the answer (in none of the phrasings) counts half.
  */
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
@@ -49,6 +50,14 @@ const INEXACT_MATCH_CREDIT = 0.8;
 const MIN_PREFIX_LENGTH = 4;
 /** Field boosts for BM25 ranking: the stored question says what the entry is about. */
 const FIELD_BOOST = { question: 2, body: 1, context: 0.3 };
+/**
+ * In an entry with alternatives, a message term found only in its answer (in none of its phrasings)
+ * counts for the confidence as the answer counts for the ranking: half a phrasing term. The phrasings
+ * say what customers ask about; an answer also mentions details (an hour, a passport, the canal) that
+ * off-topic messages share by chance. Without alternatives the answer keeps full credit: the stored
+ * question alone is too short to describe its topic (halving there costs about 9 points of accuracy).
+ */
+const ANSWER_ONLY_CREDIT = FIELD_BOOST.body / FIELD_BOOST.question;
 
 // --- analyser ---------------------------------------------------------------------------------
 
@@ -410,6 +419,27 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
+  // The terms customers ask an entry with (all its phrasings), for entries with alternatives only.
+  const phrasingTerms = new Map<number, Set<string>>();
+  const phrasingTexts = new Map<number, Set<string>>(); // distinct phrasings (raw knowledge may repeat one)
+  for (const passage of passages) {
+    if (!passage.unit.startsWith("entry ") || !passage.question) continue;
+    const terms = phrasingTerms.get(passage.entryIndex) ?? new Set<string>();
+    for (const term of analyseField(passage.question)) terms.add(term);
+    phrasingTerms.set(passage.entryIndex, terms);
+    const texts = phrasingTexts.get(passage.entryIndex) ?? new Set<string>();
+    texts.add(passage.question.toLowerCase());
+    phrasingTexts.set(passage.entryIndex, texts);
+  }
+  for (const [entryIndex, texts] of phrasingTexts) if (texts.size < 2) phrasingTerms.delete(entryIndex);
+  /** Whether a message term matches one of these terms as MiniSearch does: exactly, or as a prefix. */
+  const containsTerm = (terms: Set<string>, term: string) => {
+    if (terms.has(term)) return true;
+    if (term.length < MIN_PREFIX_LENGTH) return false;
+    for (const t of terms) if (t.startsWith(term)) return true;
+    return false;
+  };
+
   const sortedVocabulary = [...vocabulary.keys()].sort();
   // Units the frequencies count: question/answer entries, and free-text sentences.
   const n = new Set(passages.map((p) => p.unit)).size;
@@ -474,17 +504,20 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
       prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
     });
     const ranked = results.map((result) => {
+      const passage = passages[result.id as number]!;
+      const askedWith = phrasingTerms.get(passage.entryIndex);
       const exact = new Set(result.terms);
       let matched = 0;
       for (const term of result.queryTerms) {
-        const credit = (terms.get(term) ?? 0) * (exact.has(term) ? 1 : INEXACT_MATCH_CREDIT);
+        let credit = (terms.get(term) ?? 0) * (exact.has(term) ? 1 : INEXACT_MATCH_CREDIT);
+        if (askedWith && !containsTerm(askedWith, term)) credit *= ANSWER_ONLY_CREDIT;
         matched += weightOf(term) * credit;
       }
       const direct = Object.values(result.match).some((fields) =>
         fields.some((field) => field !== "context"),
       );
       return {
-        passage: passages[result.id as number]!,
+        passage,
         bm25: result.score,
         confidence: matched / total,
         direct,
