@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   campaign: "cmp",
   creditTransaction: "ctx",
   event: "evt",
+  request: "req",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
