@@ -22,9 +22,25 @@ export interface ExternalChangeSignal {
   close(): Promise<void>;
 }
 
-/** SQLite: PRAGMA data_version changes when another connection commits to the file. */
+/**
+ * SQLite: PRAGMA data_version changes when another connection commits to the file. Read once per
+ * event-loop turn, not once per request: the requests of one turn share the answer, and another
+ * process's commit is seen from the next turn on.
+ */
 export function sqliteChangeSignal(readDataVersion: () => number): ExternalChangeSignal {
-  return { current: () => String(readDataVersion()), close: async () => {} };
+  let thisTurn: string | null = null;
+  return {
+    current: () => {
+      if (thisTurn === null) {
+        thisTurn = String(readDataVersion());
+        setImmediate(() => {
+          thisTurn = null;
+        });
+      }
+      return thisTurn;
+    },
+    close: async () => {},
+  };
 }
 
 /** PostgreSQL: LISTEN to the triggers' NOTIFY; unknown (cache off) while not listening. */
