@@ -24,7 +24,11 @@ describe("migrations", () => {
   it("apply on an empty database and are a no-op when re-run", async () => {
     const db = openDatabase(database);
     try {
-      expect(await db.migrate()).toEqual(["001_initial", "002_account_change_notify"]);
+      expect(await db.migrate()).toEqual([
+        "001_initial",
+        "002_account_change_notify",
+        "003_drop_job_lease_index",
+      ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();
       const names = tables.map((t) => t.name);

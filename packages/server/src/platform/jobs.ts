@@ -91,7 +91,7 @@ export async function enqueueJobs(
     updated_at: now,
   }));
   // One prepared insert per job: on the hot path there is one job, and its statement is reused.
-  for (const row of rows) await insertJob.all(db, row);
+  for (const row of rows) await insertJob.run(db, row);
   return rows.map((r) => r.id);
 }
 
@@ -235,6 +235,7 @@ export class JobWorker {
     const recovered = await this.db.kysely
       .updateTable("jobs")
       .set({ status: "queued", locked_by: null, lease_until: null, updated_at: now })
+      // Found through jobs_due_idx (status, run_at): running jobs are few (the workers' concurrency).
       .where("status", "=", "running")
       .where("lease_until", "<", now)
       .executeTakeFirst();

@@ -243,17 +243,17 @@ const MESSAGE_COLUMNS = [
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof MessagesTable>;
 
-const messageInsertIfNew = prepared<NewMessage, { id: string }>((db) =>
+// No RETURNING: the changed-row count says whether it was inserted, without building a result row.
+const messageInsertIfNew = prepared<NewMessage, never>((db) =>
   db
     .insertInto("messages")
     .values(Object.fromEntries(MESSAGE_COLUMNS.map((c) => [c, param(c)])) as unknown as NewMessage)
-    .onConflict((oc) => oc.doNothing())
-    .returning("id"),
+    .onConflict((oc) => oc.doNothing()),
 );
 
 /** Inserts unless (account, external_id) exists: true when this row was inserted. */
 export async function insertMessageIfNew(db: Q, row: NewMessage): Promise<boolean> {
-  return (await messageInsertIfNew.all(db, row)).length > 0;
+  return (await messageInsertIfNew.run(db, row)) > 0;
 }
 
 /** A contact's messages in id order (oldest first), starting after `afterId`, `limit` rows. */

@@ -9,6 +9,7 @@ import { AccountWriteTracker } from "./change-tracker.ts";
 import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
 import * as m002 from "./migrations/002_account_change_notify.ts";
+import * as m003 from "./migrations/003_drop_job_lease_index.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -34,6 +35,7 @@ export interface Db {
 const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
   "002_account_change_notify": m002,
+  "003_drop_job_lease_index": m003,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -38,6 +38,8 @@ export interface PreparedQuery<P, R> {
   /** Rows (for selects and RETURNING); [] for other statements. */
   all(db: Q, params: P): Promise<R[]>;
   first(db: Q, params: P): Promise<R | undefined>;
+  /** For statements without RETURNING: the number of rows changed (no result row is built). */
+  run(db: Q, params: P): Promise<number>;
 }
 
 export function prepared<P extends Record<string, unknown>, R>(
@@ -60,9 +62,11 @@ export function prepared<P extends Record<string, unknown>, R>(
     }
     return c;
   };
+  const valuesOf = (c: Compiled, params: P) =>
+    c.slots.map((s) => ("name" in s ? (params[s.name] ?? null) : s.value));
   const all = async (db: Q, params: P): Promise<R[]> => {
     const c = compile(db);
-    const values = c.slots.map((s) => ("name" in s ? (params[s.name] ?? null) : s.value));
+    const values = valuesOf(c, params);
     const raw = rawTransactions.get(db);
     if (raw) {
       const stmt = raw.prepare(c.sql);
@@ -73,8 +77,17 @@ export function prepared<P extends Record<string, unknown>, R>(
     const result = await db.executeQuery<R>({ ...CompiledQuery.raw(c.sql, values), query: c.query });
     return [...result.rows];
   };
+  const run = async (db: Q, params: P): Promise<number> => {
+    const c = compile(db);
+    const values = valuesOf(c, params);
+    const raw = rawTransactions.get(db);
+    if (raw) return raw.prepare(c.sql).run(...values).changes;
+    const result = await db.executeQuery<R>({ ...CompiledQuery.raw(c.sql, values), query: c.query });
+    return Number(result.numAffectedRows ?? 0n);
+  };
   return {
     all,
     first: async (db, params) => (await all(db, params))[0],
+    run,
   };
 }
