@@ -403,15 +403,23 @@ async function lookups(): Promise<LookupResult> {
   };
 }
 
+type SectionTimes = { ingestion: string | null; drain: string | null; lookup: string | null };
+
 function markdown(r: {
   machine: string;
   ranAt: string;
+  sectionsRanAt: SectionTimes;
   ingestion: IngestionResult[];
   drain: DrainResult[];
   lookup: LookupResult | null;
 }): string {
+  const t = r.sectionsRanAt;
+  const when =
+    t.ingestion === t.drain && t.drain === t.lookup
+      ? `Ran ${r.ranAt}`
+      : `Ingestion ran ${t.ingestion ?? "never"}, drain ${t.drain ?? "never"}, look-ups ${t.lookup ?? "never"}`;
   const lines = [
-    `Ran ${r.ranAt} on ${r.machine}; ${CONNECTIONS} connections, ${SECONDS} s per run, runs alternated Parley/baseline twice.`,
+    `${when} on ${r.machine}; ${CONNECTIONS} connections, ${SECONDS} s per run, runs alternated Parley/baseline twice.`,
     "",
     "| ingestion | req/s | p50 ms | p99 ms | peak RSS MB | Parley / baseline | acknowledged ≤ stored |",
     "|---|---|---|---|---|---|---|",
@@ -455,9 +463,12 @@ const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup").split(",");
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
+const ranAt = new Date().toISOString();
 const results = {
   machine,
-  ranAt: new Date().toISOString(),
+  ranAt,
+  // A partial run keeps the other sections of the previous one: each section says when it ran.
+  sectionsRanAt: { ingestion: ranAt, drain: ranAt, lookup: ranAt } as SectionTimes,
   ingestion: [] as IngestionResult[],
   drain: [] as DrainResult[],
   lookup: null as LookupResult | null,
@@ -467,6 +478,10 @@ if (only.includes("ingestion")) for (const d of databases) results.ingestion.pus
 if (only.includes("drain")) for (const d of databases) results.drain.push(await deliveryDrain(d));
 if (only.includes("lookup")) results.lookup = await lookups();
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
+for (const section of ["ingestion", "drain", "lookup"] as const) {
+  if (only.includes(section)) continue;
+  results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
+}
 if (previous) {
   if (!only.includes("ingestion")) results.ingestion = previous.ingestion ?? [];
   if (!only.includes("drain")) results.drain = previous.drain ?? [];
