@@ -265,6 +265,27 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
     expect((await h.get<{ status: string }>(acc, `/v1/messages/${reply!.id}`)).status).toBe("sent");
   });
 
+  it("answers through a knowledge alternative set over the API, which the stored question alone misses", async () => {
+    const acc = await shop();
+    const message = "could you bring the bike round to my house";
+    const without = await h.send(acc, message);
+    await h.drain();
+    expect((await h.reply(acc, without))?.body).toBe(
+      "Thanks for your message! A team member will reply shortly.",
+    );
+
+    const withAlternative = KNOWLEDGE.map((entry, i) =>
+      i === 2 ? { ...entry, alternatives: ["Can you bring my new bike to my house?"] } : entry,
+    );
+    await h.patchCampaign(acc, await h.defaultCampaign(acc), { knowledge: withAlternative });
+    const inbound = await h.send(acc, message);
+    await h.drain();
+    const reply = await h.reply(acc, inbound);
+    expect(reply?.body).toBe(KNOWLEDGE[2]!.answer);
+    await waitFor(() => rx.hits.some((hit) => hit.body.messageId === reply?.id));
+    expect((await hitsFor(acc, "replies")).map((hit) => hit.body.body)).toContain(KNOWLEDGE[2]!.answer);
+  });
+
   it("sends the fallback for an unknown question and raises a human alert with an event", async () => {
     const acc = await shop();
     const inbound = await h.send(acc, "Can I bring my parrot to your yoga retreat in Peru?");
