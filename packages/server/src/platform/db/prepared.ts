@@ -62,32 +62,23 @@ export function prepared<P extends Record<string, unknown>, R>(
     }
     return c;
   };
-  const valuesOf = (c: Compiled, params: P) =>
-    c.slots.map((s) => ("name" in s ? (params[s.name] ?? null) : s.value));
-  const all = async (db: Q, params: P): Promise<R[]> => {
+  /** Runs the statement: directly on a group-commit connection, else through Kysely. */
+  const execute = async (db: Q, params: P): Promise<{ rows: R[]; changes: number }> => {
     const c = compile(db);
-    const values = valuesOf(c, params);
+    const values = c.slots.map((s) => ("name" in s ? (params[s.name] ?? null) : s.value));
     const raw = rawTransactions.get(db);
     if (raw) {
       const stmt = raw.prepare(c.sql);
-      if (stmt.reader) return stmt.all(...values) as R[];
-      stmt.run(...values);
-      return [];
+      if (stmt.reader) return { rows: stmt.all(...values) as R[], changes: 0 };
+      return { rows: [], changes: stmt.run(...values).changes };
     }
     const result = await db.executeQuery<R>({ ...CompiledQuery.raw(c.sql, values), query: c.query });
-    return [...result.rows];
+    return { rows: [...result.rows], changes: Number(result.numAffectedRows ?? 0n) };
   };
-  const run = async (db: Q, params: P): Promise<number> => {
-    const c = compile(db);
-    const values = valuesOf(c, params);
-    const raw = rawTransactions.get(db);
-    if (raw) return raw.prepare(c.sql).run(...values).changes;
-    const result = await db.executeQuery<R>({ ...CompiledQuery.raw(c.sql, values), query: c.query });
-    return Number(result.numAffectedRows ?? 0n);
-  };
+  const all = async (db: Q, params: P) => (await execute(db, params)).rows;
   return {
     all,
     first: async (db, params) => (await all(db, params))[0],
-    run,
+    run: async (db, params) => (await execute(db, params)).changes,
   };
 }
