@@ -290,8 +290,8 @@ function isMisspeltStopWord(word: string): boolean {
 type Passage = {
   id: number;
   entryIndex: number;
-  /** What term frequencies count: the entry for every phrasing of a question/answer entry, else the sentence. */
-  unit: string;
+  /** A phrasing (stored question or alternative) of a question/answer entry; else a free-text sentence. */
+  phrasing: boolean;
   question: string;
   body: string;
   context: string;
@@ -340,7 +340,7 @@ function buildPassages(entries: KnowledgeEntry[]): Passage[] {
         passages.push({
           id: passages.length,
           entryIndex,
-          unit: `entry ${entryIndex}`,
+          phrasing: true,
           question: phrasing.trim(),
           body: answer,
           context: text,
@@ -354,7 +354,7 @@ function buildPassages(entries: KnowledgeEntry[]): Passage[] {
       passages.push({
         id: passages.length,
         entryIndex,
-        unit: `sentence ${passages.length}`,
+        phrasing: false,
         question,
         body: sentence,
         context: text,
@@ -382,9 +382,11 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     tokenize: (text) => (text ? text.split(" ") : []),
     processTerm: (term) => term || null,
   });
-  // Counted per entry: an entry's phrasings repeat its answer, which must not make its words look common.
+  // Frequencies count units: a question/answer entry once for all its phrasings (they repeat its answer,
+  // which must not make its words look common), each free-text sentence on its own.
+  const unitOf = (p: Passage) => (p.phrasing ? p.entryIndex : -1 - p.id);
   const documentFrequency = new Map<string, number>();
-  const countedFor = new Map<string, string>(); // term -> last unit counted
+  const countedFor = new Map<string, number>(); // term -> last unit counted
   const vocabulary = new Map<string, string>(); // surface word -> term
   const analysedTexts = new Map<string, string[]>(); // the question and full text repeat across passages
   const analyseField = (text: string): string[] => {
@@ -414,24 +416,24 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
       context: context.join(" "),
     });
     for (const term of new Set([...question, ...body, ...context])) {
-      if (countedFor.get(term) === passage.unit) continue;
-      countedFor.set(term, passage.unit);
+      const unit = unitOf(passage);
+      if (countedFor.get(term) === unit) continue;
+      countedFor.set(term, unit);
       documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
     }
   }
-  // The terms customers ask an entry with (all its phrasings), for entries with alternatives only.
-  const phrasingTerms = new Map<number, Set<string>>();
-  const phrasingTexts = new Map<number, Set<string>>(); // distinct phrasings (raw knowledge may repeat one)
-  for (const passage of passages) {
-    if (!passage.unit.startsWith("entry ") || !passage.question) continue;
-    const terms = phrasingTerms.get(passage.entryIndex) ?? new Set<string>();
-    for (const term of analyseField(passage.question)) terms.add(term);
-    phrasingTerms.set(passage.entryIndex, terms);
-    const texts = phrasingTexts.get(passage.entryIndex) ?? new Set<string>();
-    texts.add(passage.question.toLowerCase());
-    phrasingTexts.set(passage.entryIndex, texts);
+  // The terms customers ask an entry with (all its phrasings), for entries with alternatives only: at
+  // least two distinct phrasings (raw stored knowledge may repeat the question as an alternative).
+  const phrasingsOf = new Map<number, Set<string>>();
+  for (const p of passages) {
+    if (!p.phrasing || !p.question) continue;
+    const texts = phrasingsOf.get(p.entryIndex) ?? new Set<string>();
+    phrasingsOf.set(p.entryIndex, texts.add(p.question.toLowerCase()));
   }
-  for (const [entryIndex, texts] of phrasingTexts) if (texts.size < 2) phrasingTerms.delete(entryIndex);
+  const phrasingTerms = new Map<number, Set<string>>();
+  for (const [entryIndex, texts] of phrasingsOf) {
+    if (texts.size >= 2) phrasingTerms.set(entryIndex, new Set([...texts].flatMap(analyseField)));
+  }
   /** Whether a message term matches one of these terms as MiniSearch does: exactly, or as a prefix. */
   const containsTerm = (terms: Set<string>, term: string) => {
     if (terms.has(term)) return true;
@@ -442,7 +444,7 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
 
   const sortedVocabulary = [...vocabulary.keys()].sort();
   // Units the frequencies count: question/answer entries, and free-text sentences.
-  const n = new Set(passages.map((p) => p.unit)).size;
+  const n = new Set(passages.map(unitOf)).size;
   const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const maxIdf = idf(0);
   const weightOf = (term: string) =>
