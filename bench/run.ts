@@ -18,6 +18,8 @@ import { seedLookupData } from "./seed.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "packages/server/bin/parley.js");
+/** The V8 flag bin/parley.js's shebang and `npm start` run Parley with (spawning node skips the shebang). */
+const PARLEY_NODE_FLAGS = ["--max-semi-space-size=32"];
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = 50;
 const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
@@ -197,7 +199,7 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
     ["account", "create", "--email", "bench@example.com", "--password", "bench-password"],
     env,
   );
-  const parley = await serve([BIN, "serve", "--no-worker"], env);
+  const parley = await serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env);
   const tlsDir = path.join(dataDir, "tls");
   const baseline = await serve(
     [
@@ -282,7 +284,7 @@ async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResu
     env,
   );
   // Queue the replies through the real send endpoint, with no worker running.
-  const api = await serve([BIN, "serve", "--no-worker"], env);
+  const api = await serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env);
   log(`${database}: queueing ${DRAIN_MESSAGES} replies`);
   await autocannon({
     url: `https://127.0.0.1:${api.port}/v1/send_custom_channel_message?apiKey=${account.apiKey}`,
@@ -299,7 +301,7 @@ async function deliveryDrain(database: "sqlite" | "postgres"): Promise<DrainResu
   await api.stop();
   const queued = await countMessages(dataDir, databaseUrl);
   log(`${database}: ${queued} queued; draining with parley worker`);
-  const worker = await serve([BIN, "worker"], env);
+  const worker = await serve([...PARLEY_NODE_FLAGS, BIN, "worker"], env);
   // Timed from the moment the worker is up (process start-up is not delivery throughput).
   const start = performance.now();
   while (seen.size < queued && performance.now() - start < 300_000) {
@@ -347,7 +349,7 @@ async function lookupAt(contacts: number): Promise<LookupResult["sizes"][number]
   };
   log(`lookup: seeding ${contacts} contacts and ${contacts * 5} messages`);
   const seeded = seedLookupData(path.join(dataDir, "parley.sqlite"), account.accountId, contacts, 5);
-  const api = await serve([BIN, "serve", "--no-worker"], env);
+  const api = await serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env);
   const sample = (n: number) => Math.floor(Math.random() * n);
   // Sequential requests over one keep-alive connection, timed each with sub-millisecond precision
   // (autocannon reports whole milliseconds, too coarse for a 1-2 ms look-up).
