@@ -166,6 +166,7 @@ function makeHelpers(getApp: () => TestApp) {
     async conversation(acc: Acc, conversationId: string) {
       return this.get<{
         id: string;
+        channel: string | null;
         campaignId: string | null;
         botPaused: boolean;
         botActive: boolean;
@@ -434,6 +435,20 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
       await h.drain();
       expect(await h.reply(acc, fourth)).toBeUndefined();
       expect(await h.balance(acc)).toBe(3);
+    });
+
+    it("a person's reply goes out on the channel the contact last wrote from when the conversation has none", async () => {
+      const acc = await shop(5);
+      const first = await h.send(acc, "do you deliver?", { fromId: "chan-1", channel: undefined });
+      const { conversationId } = await h.message(acc, first);
+      expect((await h.conversation(acc, conversationId)).channel).toBeNull();
+      await h.send(acc, "do you repair bikes?", { fromId: "chan-1", channel: "sms-gateway" });
+      await h.send(acc, "and on Sundays?", { fromId: "chan-1", channel: undefined });
+      const human = await h.call(acc, "POST", `/v1/conversations/${conversationId}/messages`, {
+        body: "Hi, Sam here",
+      });
+      expect(human.statusCode, human.body).toBe(201);
+      expect(json(human)).toMatchObject({ direction: "outbound", sender: "human", channel: "sms-gateway" });
     });
 
     it("a draft campaign (routed by campaignId) does not answer", async () => {

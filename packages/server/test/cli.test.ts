@@ -15,7 +15,12 @@ describe("parley CLI", () => {
 
   it("migrate prints the applied migrations as one JSON line, then nothing left", async () => {
     const first = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
-    expect(first.applied).toEqual(["001_initial", "002_account_change_notify", "003_drop_job_lease_index"]);
+    expect(first.applied).toEqual([
+      "001_initial",
+      "002_account_change_notify",
+      "003_drop_job_lease_index",
+      "004_drop_message_conversation_index",
+    ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);
   });

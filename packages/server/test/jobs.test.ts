@@ -28,6 +28,7 @@ describe("migrations", () => {
         "001_initial",
         "002_account_change_notify",
         "003_drop_job_lease_index",
+        "004_drop_message_conversation_index",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -302,7 +302,7 @@ async function generate(
     const history = await repo.recentHistory(
       ctx.db.kysely,
       inbound.account_id,
-      inbound.conversation_id,
+      inbound.contact_id,
       inbound.id,
       HISTORY_MESSAGES,
     );

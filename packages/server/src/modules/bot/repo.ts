@@ -157,19 +157,22 @@ export async function readSwitches(
   };
 }
 
-/** The last `limit` text messages of a conversation up to and including `uptoId`, oldest first. */
+/**
+ * The last `limit` text messages of a contact's conversation up to and including `uptoId`, oldest
+ * first. A contact has one conversation, so its messages are that conversation's (messages_contact_idx).
+ */
 export async function recentHistory(
   db: Q,
   accountId: string,
-  conversationId: string,
+  contactId: string,
   uptoId: string,
   limit: number,
 ): Promise<Pick<MessageRow, "id" | "direction" | "body">[]> {
   const rows = await db
     .selectFrom("messages")
     .select(["id", "direction", "body"])
-    .where("conversation_id", "=", conversationId)
     .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
     .where("id", "<=", uptoId)
     .where("type", "=", "text")
     .orderBy("id", "desc")

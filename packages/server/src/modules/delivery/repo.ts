@@ -195,17 +195,16 @@ export async function pauseBot(db: Q, accountId: string, conversationId: string,
     .execute();
 }
 
-/** The most recent custom channel label used in a conversation (for a reply when none is stored). */
-export async function lastChannelOf(
-  db: Q,
-  accountId: string,
-  conversationId: string,
-): Promise<string | null> {
+/**
+ * The most recent custom channel label used with a contact (for a reply when none is stored). A
+ * contact has one conversation, so its messages are that conversation's (messages_contact_idx).
+ */
+export async function lastChannelOf(db: Q, accountId: string, contactId: string): Promise<string | null> {
   const row = await db
     .selectFrom("messages")
     .select("channel")
     .where("account_id", "=", accountId)
-    .where("conversation_id", "=", conversationId)
+    .where("contact_id", "=", contactId)
     .where("channel", "is not", null)
     .orderBy("id", "desc")
     .limit(1)

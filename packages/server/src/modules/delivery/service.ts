@@ -414,7 +414,8 @@ export async function sendHumanReply(
       throw new AppError("CONVERSATION_NOT_FOUND", `No conversation ${conversationId} in this account`);
     }
     const contact = await findContactById(trx, accountId, conversation.contact_id);
-    const channel = conversation.channel ?? (await repo.lastChannelOf(trx, accountId, conversationId));
+    const channel =
+      conversation.channel ?? (await repo.lastChannelOf(trx, accountId, conversation.contact_id));
     await repo.pauseBot(trx, accountId, conversationId, now);
     return createOutboundMessage(trx, accountId, {
       conversationId,

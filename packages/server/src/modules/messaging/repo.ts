@@ -54,11 +54,12 @@ export async function findOrCreateConversation(
 
 /**
  * The contact's conversation, created if needed and marked as having a message now, in one statement
- * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path.
+ * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path,
+ * which needs only the id: no other column is read back.
  */
 const conversationUpsert = prepared<
   { id: string; accountId: string; contactId: string; channel: string | null; at: number },
-  ConversationRow
+  Pick<ConversationRow, "id">
 >((db) =>
   db
     .insertInto("conversations")
@@ -81,16 +82,17 @@ const conversationUpsert = prepared<
         updated_at: eb.ref("excluded.updated_at"),
       })),
     )
-    .returningAll(),
+    .returning("id"),
 );
 
+/** The id of the contact's conversation, created or touched for a message at `at`. */
 export async function upsertConversationForMessage(
   db: Q,
   accountId: string,
   contactId: string,
   channel: string | null,
   at: number,
-): Promise<ConversationRow> {
+): Promise<string> {
   const row = await conversationUpsert.first(db, {
     id: newId("conversation"),
     accountId,
@@ -99,7 +101,7 @@ export async function upsertConversationForMessage(
     at,
   });
   if (!row) throw new Error("conversation upsert returned no row");
-  return row;
+  return row.id;
 }
 
 export async function findConversationById(

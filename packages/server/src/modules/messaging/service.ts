@@ -131,7 +131,13 @@ async function storeIncoming(
             email: input.email,
           })
         ).contact;
-      const conversation = await upsertConversationForMessage(trx, accountId, contact.id, input.channel, now);
+      const conversationId = await upsertConversationForMessage(
+        trx,
+        accountId,
+        contact.id,
+        input.channel,
+        now,
+      );
       const reactionTarget =
         input.type === "reaction" && input.reactionTo
           ? await findMessageByExternalId(trx, accountId, input.reactionTo)
@@ -139,7 +145,7 @@ async function storeIncoming(
       const inserted = await insertMessageIfNew(trx, {
         id: messageId,
         account_id: accountId,
-        conversation_id: conversation.id,
+        conversation_id: conversationId,
         contact_id: contact.id,
         direction: "inbound",
         type: input.type,

@@ -10,6 +10,7 @@ import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
 import * as m002 from "./migrations/002_account_change_notify.ts";
 import * as m003 from "./migrations/003_drop_job_lease_index.ts";
+import * as m004 from "./migrations/004_drop_message_conversation_index.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -36,6 +37,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "001_initial": m001,
   "002_account_change_notify": m002,
   "003_drop_job_lease_index": m003,
+  "004_drop_message_conversation_index": m004,
 };
 
 class StaticMigrations implements MigrationProvider {
