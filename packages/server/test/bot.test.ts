@@ -172,6 +172,7 @@ function makeHelpers(getApp: () => TestApp) {
         botActive: boolean;
         humanAlert: boolean;
         humanAlertReason: string | null;
+        lastMessageAt: string;
       }>(acc, `/v1/conversations/${conversationId}`);
     },
   };
@@ -449,6 +450,28 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
       });
       expect(human.statusCode, human.body).toBe(201);
       expect(json(human)).toMatchObject({ direction: "outbound", sender: "human", channel: "sms-gateway" });
+    });
+
+    it("a conversation's lastMessageAt follows each new inbound message, not a repeated one", async () => {
+      const acc = await shop(5);
+      const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+      const first = await h.send(acc, "do you deliver?", { fromId: "last-1", messageSid: "last-sid-1" });
+      const { conversationId } = await h.message(acc, first);
+      await pause();
+      const second = await h.send(acc, "do you repair bikes?", { fromId: "last-1" });
+      const view = await h.get<{ conversationId: string; createdAt: string }>(acc, `/v1/messages/${second}`);
+      expect(view.conversationId).toBe(conversationId);
+      expect((await h.conversation(acc, conversationId)).lastMessageAt).toBe(view.createdAt);
+      await pause();
+      expect(await h.send(acc, "do you deliver?", { fromId: "last-1", messageSid: "last-sid-1" })).toBe(
+        first,
+      );
+      expect((await h.conversation(acc, conversationId)).lastMessageAt).toBe(view.createdAt);
+      // One bot job per new message: the repeat enqueued nothing.
+      await h.drain();
+      expect(await h.reply(acc, first)).toBeDefined();
+      expect(await h.reply(acc, second)).toBeDefined();
+      expect(await h.debits(acc)).toHaveLength(2);
     });
 
     it("a draft campaign (routed by campaignId) does not answer", async () => {
