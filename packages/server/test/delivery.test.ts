@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { updateSettings } from "../src/modules/accounts/service.ts";
 import { validateWebhookUrl } from "../src/modules/accounts/webhook-url.ts";
 import { findOrCreateContactByExternalId } from "../src/modules/contacts/repo.ts";
+import { findOrCreateConversation } from "../src/modules/conversations/repo.ts";
 import {
   createOutboundMessage,
   DELIVERY_JOB,
@@ -16,12 +17,7 @@ import {
   enqueueAccountEvent,
 } from "../src/modules/delivery/outbound.ts";
 import { MAX_RETRY_AFTER_MS, nextRetryDelayMs, parseRetryAfter } from "../src/modules/delivery/service.ts";
-import {
-  attemptsByMessage,
-  findMessageById,
-  findOrCreateConversation,
-  insertMessage,
-} from "../src/modules/messaging/repo.ts";
+import { attemptsByMessage, findMessageById, insertMessage } from "../src/modules/messaging/repo.ts";
 import { messageView } from "../src/modules/messaging/view.ts";
 import { newId } from "../src/platform/ids.ts";
 import { enqueueJobs } from "../src/platform/jobs.ts";

@@ -3,6 +3,7 @@ import type { Module } from "../context.ts";
 import { accountsModule } from "./accounts/index.ts";
 import { botModule } from "./bot/index.ts";
 import { contactsModule } from "./contacts/index.ts";
+import { conversationsModule } from "./conversations/index.ts";
 import { creditsModule } from "./credits/index.ts";
 import { deliveryModule } from "./delivery/index.ts";
 import { listsModule } from "./lists/index.ts";
@@ -11,6 +12,7 @@ import { messagingModule } from "./messaging/index.ts";
 export const MODULES: Module[] = [
   accountsModule,
   contactsModule,
+  conversationsModule,
   listsModule,
   messagingModule,
   deliveryModule,

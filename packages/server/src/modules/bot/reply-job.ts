@@ -9,9 +9,10 @@ import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../..
 import type { JobContext, JobHandler } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import * as conversations from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage, enqueueAccountEvent } from "../delivery/outbound.ts";
-import { findConversationById, findMessageByExternalId } from "../messaging/repo.ts";
+import { findMessageByExternalId } from "../messaging/repo.ts";
 import {
   type BuiltinEngine,
   createBuiltinEngine,
@@ -96,7 +97,7 @@ function knowledgeOf(campaign: CampaignRow): { entries: KnowledgeEntry[]; engine
   return built;
 }
 
-function switchesBlock(sw: repo.BotSwitches): SkipReason | null {
+function switchesBlock(sw: conversations.BotSwitches): SkipReason | null {
   if (!sw.accountActive) return "account_bot_off";
   if (!sw.contactActive) return "contact_bot_off";
   if (sw.conversationPaused) return "conversation_paused";
@@ -121,14 +122,14 @@ export function botReplyHandler(ctx: AppContext, options: BotOptions = {}): JobH
 
 /** Sets the alert; the event goes out only when this call raised it and an events URL is set. */
 async function raiseAlert(
-  trx: Parameters<typeof repo.raiseHumanAlert>[0],
+  trx: Parameters<typeof conversations.raiseHumanAlert>[0],
   account: AccountRow,
   conversation: ConversationRow,
   reason: AlertReason,
   inboundId: string,
   at: number,
 ): Promise<boolean> {
-  const raised = await repo.raiseHumanAlert(trx, account.id, conversation.id, reason, at);
+  const raised = await conversations.raiseHumanAlert(trx, account.id, conversation.id, reason, at);
   if (!raised || !account.events_webhook_url) return false;
   await enqueueAccountEvent(
     trx,
@@ -168,8 +169,8 @@ export async function runBotReply(
   }
   const [account, conversation, switches] = await Promise.all([
     findAccountById(db.kysely, accountId),
-    findConversationById(db.kysely, accountId, inbound.conversation_id),
-    repo.readSwitches(db.kysely, accountId, inbound.conversation_id),
+    conversations.findConversationById(db.kysely, accountId, inbound.conversation_id),
+    conversations.readSwitches(db.kysely, accountId, inbound.conversation_id),
   ]);
   if (!account || !conversation || !switches) return { action: "skipped", reason: "message_not_found" };
   const blocked = switchesBlock(switches);
@@ -182,7 +183,7 @@ export async function runBotReply(
   const campaign = route ? await repo.findCampaign(db.kysely, accountId, route.campaignId) : undefined;
   if (!campaign) return { action: "skipped", reason: "no_campaign" };
   if (campaign.status !== "live") {
-    await repo.setConversationCampaign(db.kysely, accountId, conversation.id, campaign.id);
+    await conversations.setConversationCampaign(db.kysely, accountId, conversation.id, campaign.id);
     return { action: "skipped", reason: "campaign_not_live" };
   }
 
@@ -210,7 +211,7 @@ export async function runBotReply(
         return { action: "skipped", reason: "already_replied" };
       }
       // A person may have replied (pausing the bot) while the model was thinking.
-      const sw = await repo.readSwitches(trx, accountId, conversation.id);
+      const sw = await conversations.readSwitches(trx, accountId, conversation.id);
       const late = sw ? switchesBlock(sw) : "message_not_found";
       if (late) return { action: "skipped", reason: late };
       const reply = await createOutboundMessage(trx, accountId, {
@@ -233,7 +234,7 @@ export async function runBotReply(
         });
         if (!debited) throw new OutOfCredits();
       }
-      await repo.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+      await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
       if (generated.alert) await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
       return {
         action: "replied",
@@ -265,7 +266,7 @@ async function alertOutOfCredits(
   inbound: MessageRow,
 ): Promise<void> {
   const evented = await ctx.db.kysely.transaction().execute(async (trx) => {
-    await repo.setConversationCampaign(trx, account.id, conversation.id, campaignId);
+    await conversations.setConversationCampaign(trx, account.id, conversation.id, campaignId);
     return raiseAlert(trx, account, conversation, "out_of_credits", inbound.id, Date.now());
   });
   if (evented) ctx.worker.wake();

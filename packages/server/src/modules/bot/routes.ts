@@ -1,32 +1,24 @@
-// Campaign CRUD and the conversations' bot state (extensions): thin handlers, rules in service.ts.
+// Campaign CRUD (extensions): thin handlers, rules in service.ts.
 import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
-import { pageOf, toPage } from "../../platform/pagination.ts";
+import { pageOf } from "../../platform/pagination.ts";
 import {
-  BotSwitchBody,
   CAMPAIGN_BODY_LIMIT_BYTES,
   CampaignJson,
   CampaignListQuery,
   CampaignParams,
   CampaignSummaryJson,
-  ConversationJson,
-  ConversationListQuery,
-  ConversationParams,
   CreateCampaignBody,
   DeleteCampaignResponse,
   UpdateCampaignBody,
 } from "./schemas.ts";
 import {
   campaignView,
-  conversationView,
   createCampaign,
   deleteCampaign,
   pageCampaigns,
-  pageConversations,
   requireCampaign,
-  requireConversation,
-  setConversationBot,
   updateCampaign,
 } from "./service.ts";
 
@@ -124,74 +116,6 @@ export function botRoutes(app: App, { db }: AppContext): void {
     async (request) => {
       await deleteCampaign(db, accountOf(request).id, request.params.campaignId);
       return { id: request.params.campaignId, deleted: true as const };
-    },
-  );
-
-  app.get(
-    "/v1/conversations",
-    {
-      schema: {
-        summary: "List conversations with their bot state (extension)",
-        description:
-          "Oldest first, cursor pagination. Filters: humanAlert=true (the hand-over queue), botPaused, " +
-          "contactId, campaignId. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).",
-        tags: ["conversations"],
-        querystring: ConversationListQuery,
-        response: { 200: pageOf(ConversationJson), ...errorResponses(400, 401, 429) },
-      },
-    },
-    async (request) => {
-      const account = accountOf(request);
-      const { rows, limit } = await pageConversations(db, account.id, request.query);
-      return toPage(
-        rows,
-        limit,
-        (r) => r.id,
-        (r) => conversationView(account, r),
-      );
-    },
-  );
-
-  app.get(
-    "/v1/conversations/:conversationId",
-    {
-      schema: {
-        summary: "Get a conversation with its bot state and human alert (extension)",
-        description: "Errors: CONVERSATION_NOT_FOUND (404), also for another account's conversation.",
-        tags: ["conversations"],
-        params: ConversationParams,
-        response: { 200: ConversationJson, ...errorResponses(400, 401, 404, 429) },
-      },
-    },
-    async (request) => {
-      const account = accountOf(request);
-      return conversationView(
-        account,
-        await requireConversation(db, account.id, request.params.conversationId),
-      );
-    },
-  );
-
-  app.post(
-    "/v1/conversations/:conversationId/bot",
-    {
-      schema: {
-        summary: "Pause or resume the AI bot for one conversation (extension)",
-        description:
-          "A person's reply from the inbox pauses the bot for the conversation (it never talks over a " +
-          "human). active: true resumes it and clears the human alert; active: false pauses it. The " +
-          "account and contact switches still apply (botActive in the answer is the effective state). " +
-          "Errors: VALIDATION_ERROR (400), CONVERSATION_NOT_FOUND (404).",
-        tags: ["conversations"],
-        params: ConversationParams,
-        body: BotSwitchBody,
-        response: { 200: ConversationJson, ...errorResponses(400, 401, 404, 429) },
-      },
-    },
-    async (request) => {
-      const account = accountOf(request);
-      const c = await setConversationBot(db, account.id, request.params.conversationId, request.body.active);
-      return conversationView(account, c);
     },
   );
 }

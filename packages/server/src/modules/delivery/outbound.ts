@@ -5,7 +5,8 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database, MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import { enqueueJobs } from "../../platform/jobs.ts";
-import { insertMessage, touchConversation } from "../messaging/repo.ts";
+import { touchConversation } from "../conversations/repo.ts";
+import { insertMessage } from "../messaging/repo.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 

@@ -185,16 +185,6 @@ export async function updateContactDetails(
     .execute();
 }
 
-/** A person replied: the bot stays quiet on this conversation until someone resumes it. */
-export async function pauseBot(db: Q, accountId: string, conversationId: string, at: number): Promise<void> {
-  await db
-    .updateTable("conversations")
-    .set({ bot_paused: 1, updated_at: at })
-    .where("account_id", "=", accountId)
-    .where("id", "=", conversationId)
-    .execute();
-}
-
 /**
  * The most recent custom channel label used with a contact (for a reply when none is stored). A
  * contact has one conversation, so its messages are that conversation's (messages_contact_idx).

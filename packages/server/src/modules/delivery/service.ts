@@ -12,7 +12,8 @@ import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import { findOwnerUserId } from "../accounts/repo.ts";
 import { toE164 } from "../contacts/phone.ts";
 import { findContactById, findOrCreateContactByExternalId } from "../contacts/repo.ts";
-import { findConversationById, findOrCreateConversation, insertAttempt } from "../messaging/repo.ts";
+import { findConversationById, findOrCreateConversation, pauseBot } from "../conversations/repo.ts";
+import { insertAttempt } from "../messaging/repo.ts";
 import type { DeliveryError } from "../messaging/view.ts";
 import { createOutboundMessage, DELIVERY_JOB } from "./outbound.ts";
 import * as repo from "./repo.ts";
@@ -416,7 +417,7 @@ export async function sendHumanReply(
     const contact = await findContactById(trx, accountId, conversation.contact_id);
     const channel =
       conversation.channel ?? (await repo.lastChannelOf(trx, accountId, conversation.contact_id));
-    await repo.pauseBot(trx, accountId, conversationId, now);
+    await pauseBot(trx, accountId, conversationId, now);
     return createOutboundMessage(trx, accountId, {
       conversationId,
       contactId: conversation.contact_id,

@@ -13,6 +13,7 @@ import {
   findContactById,
   findOrCreateContactByExternalId,
 } from "../contacts/repo.ts";
+import { upsertConversationForMessage } from "../conversations/repo.ts";
 import type { IncomingMessage } from "./incoming-validation.ts";
 import { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
 import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
@@ -23,7 +24,6 @@ import {
   findMessageById,
   insertMessageIfNew,
   listMessagesByContact,
-  upsertConversationForMessage,
 } from "./repo.ts";
 import { messageView } from "./view.ts";
 

@@ -1,0 +1,287 @@
+// Conversations: one per contact, with the inbox state (bot pause, human alert, routed campaign).
+// This module owns the conversations table; others change it only through these functions.
+// Account id first in every function.
+import type { Kysely, Transaction } from "kysely";
+import { param, prepared } from "../../platform/db/prepared.ts";
+import type { Bool, ConversationRow, Database } from "../../platform/db/schema.ts";
+import { newId } from "../../platform/ids.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+/** One conversation per contact: the same fromId always lands in the same conversation. */
+export async function findOrCreateConversation(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  channel: string | null,
+  at: number = Date.now(),
+): Promise<{ conversation: ConversationRow; created: boolean }> {
+  const find = () =>
+    db
+      .selectFrom("conversations")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("contact_id", "=", contactId)
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return { conversation: existing, created: false };
+  const id = newId("conversation");
+  await db
+    .insertInto("conversations")
+    .values({
+      id,
+      account_id: accountId,
+      contact_id: contactId,
+      channel,
+      campaign_id: null,
+      bot_paused: 0,
+      human_alert: 0,
+      human_alert_reason: null,
+      last_message_at: at,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  const row = await find();
+  if (!row) throw new Error("conversation upsert found no row after insert");
+  return { conversation: row, created: row.id === id };
+}
+
+/**
+ * The contact's conversation, created if needed and marked as having a message now, in one statement
+ * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path,
+ * which needs only the id: no other column is read back.
+ */
+const conversationUpsert = prepared<
+  { id: string; accountId: string; contactId: string; channel: string | null; at: number },
+  Pick<ConversationRow, "id">
+>((db) =>
+  db
+    .insertInto("conversations")
+    .values({
+      id: param("id"),
+      account_id: param("accountId"),
+      contact_id: param("contactId"),
+      channel: param("channel"),
+      campaign_id: null,
+      bot_paused: 0,
+      human_alert: 0,
+      human_alert_reason: null,
+      last_message_at: param("at"),
+      created_at: param("at"),
+      updated_at: param("at"),
+    })
+    .onConflict((oc) =>
+      oc.columns(["account_id", "contact_id"]).doUpdateSet((eb) => ({
+        last_message_at: eb.ref("excluded.last_message_at"),
+        updated_at: eb.ref("excluded.updated_at"),
+      })),
+    )
+    .returning("id"),
+);
+
+/** The id of the contact's conversation, created or touched for a message at `at`. */
+export async function upsertConversationForMessage(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  channel: string | null,
+  at: number,
+): Promise<string> {
+  const row = await conversationUpsert.first(db, {
+    id: newId("conversation"),
+    accountId,
+    contactId,
+    channel,
+    at,
+  });
+  if (!row) throw new Error("conversation upsert returned no row");
+  return row.id;
+}
+
+export async function findConversationById(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<ConversationRow | undefined> {
+  return db
+    .selectFrom("conversations")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
+}
+
+export async function touchConversation(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ last_message_at: at, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .execute();
+}
+
+/** Conversations routed to a deleted campaign forget it (routing falls through next time). */
+export async function forgetCampaign(db: Q, accountId: string, campaignId: string): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ campaign_id: null })
+    .where("account_id", "=", accountId)
+    .where("campaign_id", "=", campaignId)
+    .execute();
+}
+
+/** The switches that decide whether the bot may answer, in one read. */
+export interface BotSwitches {
+  accountActive: boolean;
+  contactActive: boolean;
+  conversationPaused: boolean;
+}
+
+export async function readSwitches(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<BotSwitches | undefined> {
+  const row = await db
+    .selectFrom("conversations")
+    .innerJoin("contacts", "contacts.id", "conversations.contact_id")
+    .innerJoin("accounts", "accounts.id", "conversations.account_id")
+    .select([
+      "accounts.bot_active as account_active",
+      "contacts.bot_active as contact_active",
+      "conversations.bot_paused as paused",
+    ])
+    .where("conversations.account_id", "=", accountId)
+    .where("conversations.id", "=", conversationId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    accountActive: Number(row.account_active) === 1,
+    contactActive: Number(row.contact_active) === 1,
+    conversationPaused: Number(row.paused) === 1,
+  };
+}
+
+export async function setConversationCampaign(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  campaignId: string,
+): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ campaign_id: campaignId })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .where((eb) => eb.or([eb("campaign_id", "is", null), eb("campaign_id", "!=", campaignId)]))
+    .execute();
+}
+
+/**
+ * Raises the human alert. True only when this call raised it (it was off, or had another reason), so
+ * a job that runs twice, or a conversation that keeps failing, notifies once per alert.
+ */
+export async function raiseHumanAlert(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  reason: string,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("conversations")
+    .set({ human_alert: 1, human_alert_reason: reason, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .where((eb) =>
+      eb.or([
+        eb("human_alert", "=", 0),
+        eb("human_alert_reason", "is", null),
+        eb("human_alert_reason", "!=", reason),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function setBotState(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  active: boolean,
+): Promise<boolean> {
+  const now = Date.now();
+  const res = await db
+    .updateTable("conversations")
+    .set(
+      active
+        ? { bot_paused: 0, human_alert: 0, human_alert_reason: null, updated_at: now }
+        : { bot_paused: 1, updated_at: now },
+    )
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export type ConversationWithContact = ConversationRow & { contact_bot_active: number };
+
+function conversationsQuery(db: Q, accountId: string) {
+  return db
+    .selectFrom("conversations")
+    .innerJoin("contacts", "contacts.id", "conversations.contact_id")
+    .selectAll("conversations")
+    .select("contacts.bot_active as contact_bot_active")
+    .where("conversations.account_id", "=", accountId);
+}
+
+export async function findConversation(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<ConversationWithContact | undefined> {
+  return conversationsQuery(db, accountId).where("conversations.id", "=", conversationId).executeTakeFirst();
+}
+
+export interface ConversationFilter {
+  after: string | null;
+  limit: number;
+  humanAlert?: boolean | undefined;
+  botPaused?: boolean | undefined;
+  contactId?: string | undefined;
+  campaignId?: string | undefined;
+}
+
+export async function pageConversations(
+  db: Q,
+  accountId: string,
+  f: ConversationFilter,
+): Promise<ConversationWithContact[]> {
+  let q = conversationsQuery(db, accountId);
+  if (f.after) q = q.where("conversations.id", ">", f.after);
+  if (f.humanAlert !== undefined) q = q.where("conversations.human_alert", "=", f.humanAlert ? 1 : 0);
+  if (f.botPaused !== undefined) q = q.where("conversations.bot_paused", "=", f.botPaused ? 1 : 0);
+  if (f.contactId) q = q.where("conversations.contact_id", "=", f.contactId);
+  if (f.campaignId) q = q.where("conversations.campaign_id", "=", f.campaignId);
+  return q
+    .orderBy("conversations.id")
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** A person replied: the bot stays quiet on this conversation until someone resumes it. */
+export async function pauseBot(db: Q, accountId: string, conversationId: string, at: number): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ bot_paused: 1 as Bool, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .execute();
+}

@@ -1,0 +1,44 @@
+// Conversation schemas: they drive validation, handler types and OpenAPI.
+import { Type } from "typebox";
+import { PageQuery } from "../../platform/pagination.ts";
+
+export const ConversationJson = Type.Object(
+  {
+    id: Type.String({ description: "cv_…" }),
+    contactId: Type.String(),
+    channel: Type.Union([Type.String(), Type.Null()]),
+    campaignId: Type.Union([Type.String(), Type.Null()], {
+      description: "The campaign the conversation was last routed to",
+    }),
+    botPaused: Type.Boolean({ description: "Paused by a person's reply or an operator" }),
+    botActive: Type.Boolean({
+      description: "Whether the bot would answer now: account and contact switches on, not paused",
+    }),
+    humanAlert: Type.Boolean({ description: "A person should look at this conversation" }),
+    humanAlertReason: Type.Union([Type.String(), Type.Null()], {
+      description: "no_answer | llm_error | llm_not_configured | out_of_credits",
+    }),
+    lastMessageAt: Type.String(),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
+  { description: "A conversation with its bot state (extension)" },
+);
+
+export const ConversationParams = Type.Object({ conversationId: Type.String({ maxLength: 64 }) });
+
+export const ConversationListQuery = Type.Object({
+  ...PageQuery.properties,
+  humanAlert: Type.Optional(
+    Type.Boolean({ description: "Only conversations with (true) or without (false) an alert" }),
+  ),
+  botPaused: Type.Optional(Type.Boolean()),
+  contactId: Type.Optional(Type.String({ maxLength: 64 })),
+  campaignId: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+export const BotSwitchBody = Type.Object({
+  active: Type.Boolean({
+    description: "true resumes the bot (and clears the human alert), false pauses it for this conversation",
+  }),
+});
