@@ -10,13 +10,13 @@ import { updateSettings } from "../src/modules/accounts/service.ts";
 import { validateWebhookUrl } from "../src/modules/accounts/webhook-url.ts";
 import { findOrCreateContactByExternalId } from "../src/modules/contacts/repo.ts";
 import { findOrCreateConversation } from "../src/modules/conversations/repo.ts";
+import { MAX_RETRY_AFTER_MS, nextRetryDelayMs, parseRetryAfter } from "../src/modules/delivery/attempt.ts";
 import {
   createOutboundMessage,
   DELIVERY_JOB,
   EVENT_DELIVERY_JOB,
   enqueueAccountEvent,
 } from "../src/modules/delivery/outbound.ts";
-import { MAX_RETRY_AFTER_MS, nextRetryDelayMs, parseRetryAfter } from "../src/modules/delivery/service.ts";
 import { attemptsByMessage, findMessageById, insertMessage } from "../src/modules/messaging/repo.ts";
 import { messageView } from "../src/modules/messaging/view.ts";
 import { newId } from "../src/platform/ids.ts";

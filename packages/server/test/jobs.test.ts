@@ -1,8 +1,12 @@
+import { Type } from "typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/platform/db/index.ts";
-import { enqueueJobs, JobWorker } from "../src/platform/jobs.ts";
+import { defineJob, enqueueJobs, JobWorker } from "../src/platform/jobs.ts";
 import { createLogger } from "../src/platform/logging.ts";
 import { freshDatabase, startTestApp, type TestApp, type TestDatabase } from "./helpers.ts";
+
+/** A job type for these tests: any payload. */
+const testJob = (type: string) => defineJob(type, Type.Unknown());
 
 const log = createLogger("silent");
 
@@ -29,6 +33,7 @@ describe("migrations", () => {
         "002_account_change_notify",
         "003_drop_job_lease_index",
         "004_drop_message_conversation_index",
+        "005_delivery_attempt_details",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();
@@ -59,7 +64,7 @@ describe("job worker", () => {
   it("retries a job that throws, with backoff, until it succeeds", async () => {
     const worker = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 10 });
     const seen: number[] = [];
-    worker.register("flaky", async (_payload, ctx) => {
+    worker.register(testJob("flaky"), async (_payload, ctx) => {
       seen.push(ctx.attempt);
       if (ctx.attempt < 3) throw new Error(`failure ${ctx.attempt}`);
       return undefined;
@@ -91,7 +96,7 @@ describe("job worker", () => {
 
   it("marks a job dead after its last attempt", async () => {
     const worker = new JobWorker({ db: t.parley.db, log });
-    worker.register("always-fails", async () => {
+    worker.register(testJob("always-fails"), async () => {
       throw new Error("nope");
     });
     const [id] = await enqueueJobs(t.parley.db.kysely, [
@@ -114,7 +119,7 @@ describe("job worker", () => {
     // Worker A claims the job and never finishes it (as if its process had been killed).
     const dying = new JobWorker({ db: t.parley.db, log, leaseMs: 300, pollIntervalMs: 10 });
     let claimedByA = false;
-    dying.register("lease", () => {
+    dying.register(testJob("lease"), () => {
       claimedByA = true;
       return new Promise(() => {}); // hangs forever
     });
@@ -132,7 +137,7 @@ describe("job worker", () => {
 
     const survivor = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 10 });
     const ranByB: unknown[] = [];
-    survivor.register("lease", async (payload, ctx) => {
+    survivor.register(testJob("lease"), async (payload, ctx) => {
       ranByB.push({ payload, attempt: ctx.attempt });
       return undefined;
     });
@@ -153,10 +158,53 @@ describe("job worker", () => {
     }
   });
 
+  it("checks each payload against its job type's schema: a payload that does not match ends the job dead", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log });
+    const typed = defineJob("typed", Type.Object({ messageId: Type.String({ minLength: 1 }) }));
+    const seen: unknown[] = [];
+    worker.register(typed, async (payload) => {
+      seen.push(payload.messageId);
+      return undefined;
+    });
+    const [good, bad] = await enqueueJobs(t.parley.db.kysely, [
+      typed.create({ messageId: "msg_1" }, { accountId: null }),
+      { type: "typed", payload: { messageId: 42 } },
+    ]);
+    await worker.drain();
+    expect(seen).toEqual(["msg_1"]);
+    const rows = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("id", "in", [good!, bad!])
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: bad, status: "dead" });
+    expect(rows[0]!.last_error).toContain("does not match its schema");
+  });
+
+  it("wakes after the commit of a write that enqueued a job, without waiting for the next poll", async () => {
+    // A poll interval far longer than the test: only the commit signal can start the job in time.
+    const worker = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 60_000 });
+    let ran = false;
+    worker.register(testJob("woken"), async () => {
+      ran = true;
+      return undefined;
+    });
+    worker.start();
+    try {
+      await new Promise((r) => setTimeout(r, 50)); // the first poll found nothing and went to sleep
+      await t.parley.db.write((trx) => enqueueJobs(trx, [{ type: "woken", payload: null }]));
+      await waitFor(async () => ran, 5_000);
+      expect(ran).toBe(true);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it("honours a handler's own schedule (retryAt) and leaves future jobs alone", async () => {
     const worker = new JobWorker({ db: t.parley.db, log });
     let runs = 0;
-    worker.register("scheduled", async () => {
+    worker.register(testJob("scheduled"), async () => {
       runs++;
       return { retryAt: Date.now() + 60_000, error: "later" };
     });
@@ -178,7 +226,7 @@ describe("job worker", () => {
     const counts = new Map<number, number>();
     const make = () => {
       const w = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 5, concurrency: 4 });
-      w.register("shared", async (payload) => {
+      w.register(testJob("shared"), async (payload) => {
         const n = (payload as { n: number }).n;
         counts.set(n, (counts.get(n) ?? 0) + 1);
         await new Promise((r) => setTimeout(r, 2));
@@ -221,7 +269,7 @@ describe("job worker", () => {
       concurrency: 4,
       perAccountConcurrency: 2,
     });
-    worker.register("fair", async (_payload, ctx) => {
+    worker.register(testJob("fair"), async (_payload, ctx) => {
       const acc = ctx.accountId ?? "";
       running.set(acc, (running.get(acc) ?? 0) + 1);
       peak.set(acc, Math.max(peak.get(acc) ?? 0, running.get(acc) ?? 0));

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
 import { createOutboundMessage } from "../src/modules/delivery/outbound.ts";
-import { insertAttempt } from "../src/modules/messaging/repo.ts";
+import { insertAttempt } from "../src/modules/delivery/repo.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
 import { json, startTestApp, type TestApp } from "./helpers.ts";
 
@@ -104,6 +104,10 @@ describe("message history", () => {
       error_class: "http_error",
       error_message: "HTTP 500",
       response_body: "oops",
+      url: "https://example.com/hook",
+      attempt_number: 1,
+      trigger: "scheduled",
+      next_attempt_at: now + 5000,
     });
     await insertAttempt(t.parley.db.kysely, acc.accountId, {
       message_id: out.id,
@@ -114,6 +118,10 @@ describe("message history", () => {
       error_class: null,
       error_message: null,
       response_body: null,
+      url: "https://example.com/hook",
+      attempt_number: 2,
+      trigger: "manual",
+      next_attempt_at: null,
     });
     const res = await get(`/v1/messages/${out.id}`);
     const m = json<MessageJson>(res);

@@ -100,7 +100,7 @@ async function deliveryJobs(messageId: string) {
     .selectFrom("jobs")
     .selectAll()
     .where("type", "=", DELIVERY_JOB)
-    .where("payload", "=", JSON.stringify({ messageId }))
+    .where("subject_id", "=", messageId)
     .execute();
 }
 
@@ -331,6 +331,15 @@ describe("POST /v1/messages/{messageId}/resend", () => {
       await settle(async () => (await message(acc.accountId, messageId)).status === "sent");
       const sent = await message(acc.accountId, messageId);
       expect(sent.deliveryAttempts.map((a) => a.statusCode)).toEqual([500, 500, 200]);
+      // Each attempt says which it was, what started it, where it went and when the next was due.
+      expect(sent.deliveryAttempts.map((a) => a.attemptNumber)).toEqual([1, 2, 3]);
+      expect(sent.deliveryAttempts.map((a) => a.trigger)).toEqual(["scheduled", "scheduled", "manual"]);
+      for (const a of sent.deliveryAttempts) expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+      const [first, second, third] = sent.deliveryAttempts;
+      // The schedule ("0.05") has one retry: after the first failure the next time is set, then none.
+      expect(Date.parse(first!.nextAttemptAt ?? "")).toBeGreaterThanOrEqual(Date.parse(first!.attemptedAt));
+      expect(second!.nextAttemptAt).toBeNull();
+      expect(third!.nextAttemptAt).toBeNull();
       const hits = received.filter((r) => r.headers["webhook-id"] === messageId);
       expect(hits).toHaveLength(3);
       for (const h of hits)

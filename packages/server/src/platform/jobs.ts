@@ -4,6 +4,9 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
+import type { Static, TSchema } from "typebox";
+import { Compile } from "typebox/compile";
+import { signalAfterCommit } from "./db/commit-signals.ts";
 import type { Db } from "./db/index.ts";
 import { param, prepared } from "./db/prepared.ts";
 import type { Database, JobRow, JobsTable } from "./db/schema.ts";
@@ -13,9 +16,48 @@ export interface JobInput {
   type: string;
   accountId?: string | null;
   payload: unknown;
+  /** The id of the row the job acts on (a message, an event): lets the jobs API find it by id. */
+  subjectId?: string | null;
   /** Epoch ms; default now. */
   runAt?: number;
   maxAttempts?: number;
+}
+
+/** The commit signal raised by enqueueJobs: the Db's worker wakes after the commit. */
+export const JOBS_ENQUEUED = "jobs.enqueued";
+
+/**
+ * A job type with its payload schema: `create` builds a JobInput from a typed payload, the worker
+ * checks every stored payload against the schema before the handler sees it (a payload that does not
+ * match ends the job as dead, with the reason).
+ */
+export interface JobType<P> {
+  readonly type: string;
+  create(payload: P, options: { accountId: string | null; runAt?: number }): JobInput;
+  parse(raw: unknown): { ok: true; payload: P } | { ok: false; error: string };
+}
+
+export function defineJob<S extends TSchema>(
+  type: string,
+  schema: S,
+  options: { maxAttempts?: number; subject?: (payload: Static<S>) => string | null } = {},
+): JobType<Static<S>> {
+  const check = Compile(schema);
+  return {
+    type,
+    create: (payload, { accountId, runAt }) => ({
+      type,
+      accountId,
+      payload,
+      subjectId: options.subject?.(payload) ?? null,
+      ...(runAt === undefined ? {} : { runAt }),
+      ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
+    }),
+    parse: (raw) =>
+      check.Check(raw)
+        ? { ok: true, payload: raw as Static<S> }
+        : { ok: false, error: `${type} payload does not match its schema: ${JSON.stringify(raw)}` },
+  };
 }
 
 export interface JobContext {
@@ -36,7 +78,7 @@ export interface JobContext {
 
 /** A handler returns nothing when done, or asks to run again at a given time (its own schedule). */
 export type JobResult = undefined | { retryAt: number; error?: string } | { dead: true; error: string };
-export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<JobResult | undefined>;
+export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined>;
 
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
@@ -44,6 +86,7 @@ const JOB_COLUMNS = [
   "id",
   "type",
   "account_id",
+  "subject_id",
   "payload",
   "status",
   "run_at",
@@ -79,6 +122,7 @@ export async function enqueueJobs(
     id: newId("job"),
     type: j.type,
     account_id: j.accountId ?? null,
+    subject_id: j.subjectId ?? null,
     payload: JSON.stringify(j.payload ?? null),
     status: "queued" as const,
     run_at: j.runAt ?? now,
@@ -92,7 +136,34 @@ export async function enqueueJobs(
   }));
   // One prepared insert per job: on the hot path there is one job, and its statement is reused.
   for (const row of rows) await insertJob.run(db, row);
+  signalAfterCommit(db, JOBS_ENQUEUED);
   return rows.map((r) => r.id);
+}
+
+/** The ids of a subject's jobs of one type that are still queued or running (e.g. a message's delivery). */
+export async function activeJobsOf(
+  db: Kysely<Database> | Transaction<Database>,
+  accountId: string,
+  type: string,
+  subjectId: string,
+): Promise<Array<{ id: string; status: "queued" | "running" | "dead" }>> {
+  return (
+    db
+      .selectFrom("jobs")
+      .select(["id", "status"])
+      // Found through jobs_due_idx (status, run_at): active jobs are few.
+      .where("status", "in", ["queued", "running"])
+      .where("type", "=", type)
+      .where("account_id", "=", accountId)
+      .where("subject_id", "=", subjectId)
+      .execute()
+  );
+}
+
+/** Cancels queued jobs by id (running ones are left to finish). */
+export async function cancelQueuedJobs(db: Transaction<Database>, jobIds: string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await db.deleteFrom("jobs").where("id", "in", jobIds).where("status", "=", "queued").execute();
 }
 
 /** Exponential backoff for handlers that throw: 1 s, 2 s, 4 s … capped at 10 min, ±20 % jitter. */
@@ -113,7 +184,7 @@ export interface WorkerOptions {
 }
 
 export class JobWorker {
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, { parse: JobType<unknown>["parse"]; run: JobHandler }>();
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
   private readonly concurrency: number;
@@ -127,6 +198,7 @@ export class JobWorker {
   private polling = false;
   private pollAgain = false;
   private lastRecovery = 0;
+  private readonly stopListening: () => void;
 
   constructor(options: WorkerOptions) {
     this.db = options.db;
@@ -137,10 +209,12 @@ export class JobWorker {
     this.perAccount = Math.min(options.perAccountConcurrency ?? 64, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.leaseMs ?? 60_000;
+    // Jobs enqueued by a committed write of this process are picked up at once, not at the next poll.
+    this.stopListening = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
   }
 
-  register(type: string, handler: JobHandler): void {
-    this.handlers.set(type, handler);
+  register<P>(jobType: JobType<P>, handler: JobHandler<P>): void {
+    this.handlers.set(jobType.type, { parse: jobType.parse, run: handler as JobHandler });
   }
 
   get types(): string[] {
@@ -161,6 +235,7 @@ export class JobWorker {
   /** Stop claiming, then wait for jobs in flight to finish. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopListening();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     while (this.inFlight.size > 0 || this.polling) {
@@ -330,7 +405,8 @@ export class JobWorker {
     let failure: string | null = null;
     try {
       if (!handler) throw new Error(`no handler for job type ${job.type}`);
-      outcome = await handler(JSON.parse(job.payload), ctx);
+      const parsed = handler.parse(JSON.parse(job.payload));
+      outcome = parsed.ok ? await handler.run(parsed.payload, ctx) : { dead: true, error: parsed.error };
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
       log.warn({ err }, "job failed");

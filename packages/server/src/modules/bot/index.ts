@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { CliValues, Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
-import { BOT_REPLY_JOB, type BotOptions, botReplyHandler } from "./reply-job.ts";
+import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
 import { botRoutes } from "./routes.ts";
 import { createCampaign, normaliseKnowledge } from "./service.ts";
 
@@ -66,7 +66,7 @@ export function createBotModule(options: BotOptions = {}): Module {
     name: "bot",
     routes: botRoutes,
     jobs(worker, ctx) {
-      worker.register(BOT_REPLY_JOB, botReplyHandler(ctx, options));
+      worker.register(botReplyJob, botReplyHandler(ctx, options));
     },
     commands: {
       "campaign create": {

@@ -31,7 +31,7 @@ import { chooseCampaign } from "./routing.ts";
 import { parseKnowledge } from "./service.ts";
 
 // The job type is the messaging module's: it enqueues one for every inbound text.
-export { BOT_REPLY_JOB } from "../messaging/service.ts";
+export { BOT_REPLY_JOB, botReplyJob } from "../messaging/jobs.ts";
 export const HUMAN_ALERT_EVENT = "conversation.human_alert";
 /** Replies longer than an inbound message may be are cut (a runaway model must not store megabytes). */
 const MAX_REPLY_CHARS = 10_000;
@@ -104,16 +104,11 @@ function switchesBlock(sw: conversations.BotSwitches): SkipReason | null {
   return null;
 }
 
-export function parsePayload(payload: unknown): string | null {
-  if (typeof payload !== "object" || payload === null) return null;
-  const id = (payload as { messageId?: unknown }).messageId;
-  return typeof id === "string" && id !== "" ? id : null;
-}
-
-export function botReplyHandler(ctx: AppContext, options: BotOptions = {}): JobHandler {
-  return async (payload: unknown, job: JobContext) => {
-    const messageId = parsePayload(payload);
-    if (!messageId) return { dead: true, error: "bot.reply payload needs a messageId" };
+export function botReplyHandler(
+  ctx: AppContext,
+  options: BotOptions = {},
+): JobHandler<{ messageId: string }> {
+  return async ({ messageId }, job: JobContext) => {
     const outcome = await runBotReply(ctx, messageId, { ...options, accountId: job.accountId, log: job.log });
     job.log.debug({ messageId, outcome }, "bot.reply done");
     return undefined;

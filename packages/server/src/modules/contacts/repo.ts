@@ -166,3 +166,20 @@ export async function updateContact(
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** Names and e-mail given with a send update an existing contact (only the fields given). */
+export async function updateContactDetails(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  patch: { first_name?: string; last_name?: string; email?: string },
+  at: number,
+): Promise<void> {
+  if (Object.keys(patch).length === 0) return;
+  await db
+    .updateTable("contacts")
+    .set({ ...patch, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", contactId)
+    .execute();
+}

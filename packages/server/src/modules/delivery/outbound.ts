@@ -7,11 +7,12 @@ import { newId } from "../../platform/ids.ts";
 import { enqueueJobs } from "../../platform/jobs.ts";
 import { touchConversation } from "../conversations/repo.ts";
 import { insertMessage } from "../messaging/repo.ts";
+import { deliveryJob, eventDeliveryJob } from "./jobs.ts";
+import { insertEvent } from "./repo.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
-export const DELIVERY_JOB = "delivery";
-export const EVENT_DELIVERY_JOB = "event.delivery";
+export { DELIVERY_JOB, EVENT_DELIVERY_JOB } from "./jobs.ts";
 
 export interface OutboundMessageInput {
   conversationId: string;
@@ -66,10 +67,7 @@ export async function createOutboundMessage(
   };
   await insertMessage(db, row);
   await touchConversation(db, accountId, input.conversationId, now);
-  // Delivery keeps its own retry schedule; the job's own attempt cap is only a safety net.
-  await enqueueJobs(db, [
-    { type: DELIVERY_JOB, accountId, payload: { messageId: row.id }, maxAttempts: 100 },
-  ]);
+  await enqueueJobs(db, [deliveryJob.create({ messageId: row.id }, { accountId })]);
   return row;
 }
 
@@ -86,21 +84,7 @@ export async function enqueueAccountEvent(
   at: number = Date.now(),
 ): Promise<string> {
   const id = newId("event");
-  await db
-    .insertInto("events")
-    .values({
-      id,
-      account_id: accountId,
-      type,
-      payload: JSON.stringify({ type, ...payload }),
-      status: "pending",
-      error: null,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
-  await enqueueJobs(db, [
-    { type: EVENT_DELIVERY_JOB, accountId, payload: { eventId: id }, maxAttempts: 100 },
-  ]);
+  await insertEvent(db, accountId, { id, type, payload: JSON.stringify({ type, ...payload }), at });
+  await enqueueJobs(db, [eventDeliveryJob.create({ eventId: id }, { accountId })]);
   return id;
 }

@@ -10,7 +10,7 @@ import {
   SendCustomChannelMessageBody,
   SendCustomChannelMessageResponse,
 } from "./schemas.ts";
-import { resendMessage, sendCustomChannelMessage, sendHumanReply } from "./service.ts";
+import { resendMessage, sendCustomChannelMessage, sendHumanReply } from "./send.ts";
 
 export function deliveryRoutes(app: App, ctx: AppContext): void {
   for (const [url, alias] of [

@@ -2,7 +2,6 @@
 import type { Insertable, Kysely, Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { Database, DeliveryAttemptRow, MessageRow, MessagesTable } from "../../platform/db/schema.ts";
-import { newId } from "../../platform/ids.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -59,31 +58,6 @@ export async function attemptsByMessage(
     out.set(r.message_id ?? "", list);
   }
   return out;
-}
-
-const attemptInsert = prepared<DeliveryAttemptRow, never>((db) =>
-  db.insertInto("delivery_attempts").values({
-    id: param("id"),
-    account_id: param("account_id"),
-    message_id: param("message_id"),
-    event_id: param("event_id"),
-    attempted_at: param("attempted_at"),
-    duration_ms: param("duration_ms"),
-    status_code: param("status_code"),
-    error_class: param("error_class"),
-    error_message: param("error_message"),
-    response_body: param("response_body"),
-  }),
-);
-
-export async function insertAttempt(
-  db: Q,
-  accountId: string,
-  attempt: Omit<DeliveryAttemptRow, "id" | "account_id">,
-): Promise<string> {
-  const id = newId("attempt");
-  await attemptInsert.all(db, { id, account_id: accountId, ...attempt });
-  return id;
 }
 
 /**
@@ -190,4 +164,69 @@ export async function markMediaRejected(
     .where("media_state", "=", "pending")
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Sets the delivery outcome; a failure never turns a `sent` message back (attempts racing after a lease expiry). */
+const messageSent = prepared<{ accountId: string; id: string; at: number }, never>((db) =>
+  db
+    .updateTable("messages")
+    .set({ status: "sent", error: null, updated_at: param<number>("at") })
+    .where("account_id", "=", param<string>("accountId"))
+    .where("id", "=", param<string>("id")),
+);
+
+const messageFailed = prepared<{ accountId: string; id: string; at: number; error: string | null }, never>(
+  (db) =>
+    db
+      .updateTable("messages")
+      .set({ status: "failed", error: param<string | null>("error"), updated_at: param<number>("at") })
+      .where("account_id", "=", param<string>("accountId"))
+      .where("id", "=", param<string>("id"))
+      // A late failure never overwrites a success.
+      .where("status", "<>", "sent"),
+);
+
+export async function setDeliveryOutcome(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  outcome: { status: "sent" | "failed"; error: string | null; at: number },
+): Promise<void> {
+  if (outcome.status === "sent") await messageSent.run(db, { accountId, id: messageId, at: outcome.at });
+  else await messageFailed.run(db, { accountId, id: messageId, at: outcome.at, error: outcome.error });
+}
+
+/** A failed message back to `pending` for a resend; false when it is not (or no longer) failed. */
+export async function markPendingForResend(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("messages")
+    .set({ status: "pending", error: null, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .where("direction", "=", "outbound")
+    .where("status", "=", "failed")
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/**
+ * The most recent custom channel label used with a contact (for a reply when none is stored). A
+ * contact has one conversation, so its messages are that conversation's (messages_contact_idx).
+ */
+export async function lastChannelOf(db: Q, accountId: string, contactId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("messages")
+    .select("channel")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .where("channel", "is not", null)
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.channel ?? null;
 }

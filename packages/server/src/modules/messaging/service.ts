@@ -15,7 +15,7 @@ import {
 } from "../contacts/repo.ts";
 import { upsertConversationForMessage } from "../conversations/repo.ts";
 import type { IncomingMessage } from "./incoming-validation.ts";
-import { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
+import { botReplyJob, mediaFetchJob } from "./jobs.ts";
 import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
 import { storeBlob } from "./media/store.ts";
 import {
@@ -26,11 +26,6 @@ import {
   listMessagesByContact,
 } from "./repo.ts";
 import { messageView } from "./view.ts";
-
-export { MEDIA_FETCH_JOB } from "./media/fetch-job.ts";
-
-/** Job type the bot module handles: payload `{messageId}` of an inbound text message. */
-export const BOT_REPLY_JOB = "bot.reply";
 
 export interface IncomingResult {
   messageId: string;
@@ -180,17 +175,16 @@ async function storeIncoming(
       }
       const jobs: JobInput[] = [];
       if (media?.kind === "url") {
-        jobs.push({ type: MEDIA_FETCH_JOB, accountId, payload: { messageId } });
+        jobs.push(mediaFetchJob.create({ messageId }, { accountId }));
       }
       // Reactions are shown, never answered.
-      if (input.type === "text") jobs.push({ type: BOT_REPLY_JOB, accountId, payload: { messageId } });
+      if (input.type === "text") jobs.push(botReplyJob.create({ messageId }, { accountId }));
       await enqueueJobs(trx, jobs);
     });
   } catch (err) {
     if (err instanceof DuplicateMessage) return { messageId: err.messageId, duplicate: true };
     throw err;
   }
-  ctx.worker.wake();
   return { messageId, duplicate: false };
 }
 

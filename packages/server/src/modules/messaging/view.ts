@@ -21,6 +21,14 @@ export const DeliveryAttemptJson = Type.Object({
   errorClass: Nullable(Type.String()),
   errorMessage: Nullable(Type.String()),
   responseBody: Nullable(Type.String()),
+  url: Type.Union([Type.String(), Type.Null()], { description: "Where the attempt was sent" }),
+  attemptNumber: Type.Union([Type.Integer(), Type.Null()], { description: "1 for the first attempt" }),
+  trigger: Type.Union([Type.Literal("scheduled"), Type.Literal("manual"), Type.Null()], {
+    description: "scheduled: first attempt or retry schedule; manual: a resend",
+  }),
+  nextAttemptAt: Type.Union([Type.String(), Type.Null()], {
+    description: "When this attempt failed and another is scheduled: when",
+  }),
 });
 
 export const MessageJson = Type.Object({
@@ -81,6 +89,10 @@ export function attemptView(a: DeliveryAttemptRow) {
     errorClass: a.error_class,
     errorMessage: a.error_message,
     responseBody: a.response_body,
+    url: a.url,
+    attemptNumber: a.attempt_number,
+    trigger: a.trigger,
+    nextAttemptAt: a.next_attempt_at === null ? null : iso(a.next_attempt_at),
   };
 }
 

@@ -3,6 +3,7 @@
 // every caller is answered only after the COMMIT that holds its write.
 import type SQLite from "better-sqlite3";
 import type { Kysely, Transaction } from "kysely";
+import { type CommitSignals, collectSignals, stopCollecting } from "./commit-signals.ts";
 import { runRawInside } from "./prepared.ts";
 import type { Database } from "./schema.ts";
 
@@ -20,14 +21,16 @@ const MAX_BATCH = 256;
 export class GroupCommitter {
   private readonly kysely: Kysely<Database>;
   private readonly sqlite: SQLite.Database;
+  private readonly signals: CommitSignals;
   private queue: Pending[] = [];
   private flushing = false;
   /** Batches committed and writes they held (benchmarks read these). */
   readonly stats = { batches: 0, writes: 0 };
 
-  constructor(kysely: Kysely<Database>, sqlite: SQLite.Database) {
+  constructor(kysely: Kysely<Database>, sqlite: SQLite.Database, signals: CommitSignals) {
     this.kysely = kysely;
     this.sqlite = sqlite;
+    this.signals = signals;
   }
 
   write<T>(work: WriteWork<T>): Promise<T> {
@@ -45,13 +48,15 @@ export class GroupCommitter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
       const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+      let raised: ReturnType<typeof collectSignals> = [];
       try {
         const savepoint = this.sqlite.prepare("savepoint group_write");
         const release = this.sqlite.prepare("release savepoint group_write");
         const rollback = this.sqlite.prepare("rollback to savepoint group_write");
-        await this.kysely.transaction().execute((trx) =>
+        await this.kysely.transaction().execute((trx) => {
+          raised = collectSignals(trx);
           // While this batch holds the connection, prepared hot-path queries may use it directly.
-          runRawInside(trx, this.sqlite, async () => {
+          return runRawInside(trx, this.sqlite, async () => {
             for (const item of batch) {
               if (batch.length === 1) {
                 outcomes.push({ ok: true, value: await item.work(trx) });
@@ -68,10 +73,11 @@ export class GroupCommitter {
                 outcomes.push({ ok: false, error });
               }
             }
-          }),
-        );
+          }).finally(() => stopCollecting(trx));
+        });
         this.stats.batches++;
         this.stats.writes += batch.length;
+        this.signals.deliver(raised);
         batch.forEach((item, i) => {
           const o = outcomes[i]!;
           if (o.ok) item.resolve(o.value);

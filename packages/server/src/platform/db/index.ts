@@ -6,24 +6,31 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from "k
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
 import { AccountWriteTracker } from "./change-tracker.ts";
+import { type CommitListener, CommitSignals, collectSignals, stopCollecting } from "./commit-signals.ts";
 import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
 import * as m002 from "./migrations/002_account_change_notify.ts";
 import * as m003 from "./migrations/003_drop_job_lease_index.ts";
 import * as m004 from "./migrations/004_drop_message_conversation_index.ts";
+import * as m005 from "./migrations/005_delivery_attempt_details.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
 
 export interface Db {
+  /** For reads. Every write goes through write(), never through this handle. */
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
   /**
-   * Runs `work` in a transaction and resolves once it is committed. On SQLite concurrent writes share
-   * one transaction and one fsync (group commit); on PostgreSQL each runs in its own transaction on
-   * the pool and the server's synchronous commit does the grouping.
+   * The one way to write: runs `work` in a transaction and resolves once it is committed. On SQLite
+   * concurrent writes share one transaction and one fsync (group commit); on PostgreSQL each runs in
+   * its own transaction on the pool and the server's synchronous commit does the grouping. Signals
+   * raised inside (signalAfterCommit: jobs enqueued, conversations changed) are delivered after the
+   * commit to listeners registered with onCommit.
    */
   write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  /** Listens for a signal raised inside this Db's committed writes; returns the unsubscribe. */
+  onCommit(topic: string, listener: CommitListener): () => void;
   /** SQLite only: PRAGMA data_version, which changes when another connection commits. */
   dataVersion?(): number;
   /** Group-commit counters (SQLite): transactions committed and writes they held. */
@@ -38,6 +45,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "002_account_change_notify": m002,
   "003_drop_job_lease_index": m003,
   "004_drop_message_conversation_index": m004,
+  "005_delivery_attempt_details": m005,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -114,11 +122,26 @@ function cachePreparedStatements(sqlite: SQLite.Database): void {
 }
 
 function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Database): Db {
-  const group = sqlite ? new GroupCommitter(kysely, sqlite) : null;
+  const signals = new CommitSignals();
+  const group = sqlite ? new GroupCommitter(kysely, sqlite, signals) : null;
   return {
     kysely,
     dialect,
-    write: (work) => (group ? group.write(work) : kysely.transaction().execute(work)),
+    write: async (work) => {
+      if (group) return group.write(work);
+      let raised: Parameters<CommitSignals["deliver"]>[0] = [];
+      const result = await kysely.transaction().execute(async (trx) => {
+        raised = collectSignals(trx);
+        try {
+          return await work(trx);
+        } finally {
+          stopCollecting(trx);
+        }
+      });
+      signals.deliver(raised);
+      return result;
+    },
+    onCommit: (topic, listener) => signals.on(topic, listener),
     groupStats: () => ({ ...(group?.stats ?? { batches: 0, writes: 0 }) }),
     async migrate() {
       const migrator = new Migrator({ db: kysely, provider: new StaticMigrations() });
@@ -130,6 +153,7 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Databa
       await sql`select 1`.execute(kysely);
     },
     async close() {
+      signals.clear();
       await kysely.destroy();
     },
   };

@@ -51,6 +51,8 @@ export interface JobsTable {
   id: string;
   type: string;
   account_id: string | null;
+  /** The row the job acts on (a message or event id), when it has one. */
+  subject_id: string | null;
   payload: string;
   status: "queued" | "running" | "dead";
   run_at: number;
@@ -149,6 +151,14 @@ export interface DeliveryAttemptsTable {
   error_class: string | null;
   error_message: string | null;
   response_body: string | null;
+  /** Where the attempt was sent (null on rows from before this was recorded). */
+  url: string | null;
+  /** 1 for the first attempt of the message or event. */
+  attempt_number: number | null;
+  /** `scheduled` (the first attempt and the retry schedule) or `manual` (a resend). */
+  trigger: "scheduled" | "manual" | null;
+  /** When the attempt failed and another is scheduled: when (epoch ms). */
+  next_attempt_at: number | null;
 }
 
 export interface CampaignsTable {

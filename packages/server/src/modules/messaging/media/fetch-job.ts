@@ -8,8 +8,6 @@ import { findMessageById, markMediaRejected, markMediaStored } from "../repo.ts"
 import { MAX_MEDIA_BYTES, sniff } from "./sniff.ts";
 import { storeBlob } from "./store.ts";
 
-export const MEDIA_FETCH_JOB = "media.fetch";
-
 /** Delays before the 2nd, 3rd and 4th download attempt; after the 4th, a transient failure rejects. */
 export const MEDIA_RETRY_DELAYS_MS = [10_000, 60_000, 300_000];
 export const MEDIA_FETCH_TIMEOUT_MS = 30_000;
@@ -17,15 +15,6 @@ export const MEDIA_MAX_REDIRECTS = 3;
 
 const TRANSIENT_CLASSES = new Set(["timeout", "dns", "connection_refused", "connection_error"]);
 const TRANSIENT_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
-
-interface MediaFetchPayload {
-  messageId: string;
-}
-
-function payloadOf(payload: unknown): MediaFetchPayload | null {
-  const p = payload as { messageId?: unknown } | null;
-  return p && typeof p.messageId === "string" ? { messageId: p.messageId } : null;
-}
 
 type Outcome =
   | { ok: true; bytes: Buffer; contentType: string }
@@ -63,10 +52,9 @@ async function download(ctx: AppContext, url: string, declared: string): Promise
   return { ok: true, bytes: res.body, contentType: check.contentType };
 }
 
-export function mediaFetchHandler(ctx: AppContext): JobHandler {
-  return async (payload, job) => {
-    const p = payloadOf(payload);
-    if (!p || !job.accountId) return { dead: true, error: "malformed media.fetch payload" };
+export function mediaFetchHandler(ctx: AppContext): JobHandler<{ messageId: string }> {
+  return async (p, job) => {
+    if (!job.accountId) return { dead: true, error: "media.fetch job without an account" };
     const db = ctx.db.kysely;
     const message = await findMessageById(db, job.accountId, p.messageId);
     // Already settled (a repeat run), or gone: nothing to do.
