@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
-import type { AppContext, Module } from "./context.ts";
+import { AppCaches, type AppContext, accountCreatedHooks, type Module } from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
 import { MODULES } from "./modules/index.ts";
@@ -75,8 +75,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await db.migrate();
   const worker = new JobWorker({ db, log: logger.child({ component: "worker" }), ...options.worker });
   const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
-  const ctx: AppContext = { config, db, worker, log: logger, fetcher };
   const modules = options.modules ?? MODULES;
+  const caches = new AppCaches();
+  const ctx: AppContext = {
+    config,
+    db,
+    worker,
+    log: logger,
+    fetcher,
+    onAccountCreated: accountCreatedHooks(modules),
+    caches,
+  };
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -187,6 +196,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await fetcher.close();
       await keyCache.close();
       if (redis) redis.disconnect();
+      caches.clear();
       await db.close();
     },
   };

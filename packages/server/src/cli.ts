@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import type { CliCommand } from "./context.ts";
+import { AppCaches, accountCreatedHooks, type CliCommand } from "./context.ts";
 import { MODULES } from "./modules/index.ts";
 import { openDatabase } from "./platform/db/index.ts";
 import { AppError } from "./platform/errors.ts";
@@ -127,6 +127,7 @@ async function main(argv: string[]): Promise<void> {
     const log = createLogger("silent");
     // Commands that enqueue jobs wake nothing here: a running worker polls the jobs table.
     const worker = new JobWorker({ db, log });
+    const caches = new AppCaches();
     const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs });
     try {
       print(
@@ -136,9 +137,12 @@ async function main(argv: string[]): Promise<void> {
           worker,
           log,
           fetcher,
+          onAccountCreated: accountCreatedHooks(MODULES),
+          caches,
         }),
       );
     } finally {
+      caches.clear();
       await fetcher.close();
     }
   } finally {

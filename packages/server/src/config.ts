@@ -21,9 +21,17 @@ export interface Config {
   deliveryTimeoutMs: number;
   logLevel: LogLevel;
   llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
-  /** Credits (in whole credits) one bot reply costs. */
+  /** Credits (in whole credits) one bot reply costs, where metering applies. */
   botReplyCost: number;
+  /**
+   * Which accounts pay for bot replies: `subaccounts` (agencies resell credits to them; the default),
+   * `all` accounts, or `off`.
+   */
+  botMetering: BotMetering;
 }
+
+export type BotMetering = "subaccounts" | "all" | "off";
+const BOT_METERINGS: readonly BotMetering[] = ["subaccounts", "all", "off"];
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -132,6 +140,12 @@ export function loadConfig(env: Env = process.env): Config {
       `BOT_REPLY_COST must be a number >= 0 with at most two decimals, got "${botReplyCostRaw}"`,
     );
   }
+  const botMetering = (str(env, "BOT_METERING") ?? "subaccounts").toLowerCase() as BotMetering;
+  if (!BOT_METERINGS.includes(botMetering)) {
+    throw new ConfigError(
+      `BOT_METERING must be one of ${BOT_METERINGS.join(", ")}, got "${str(env, "BOT_METERING")}"`,
+    );
+  }
   return {
     host: str(env, "HOST") ?? "0.0.0.0",
     port,
@@ -153,5 +167,6 @@ export function loadConfig(env: Env = process.env): Config {
       model: str(env, "LLM_MODEL"),
     },
     botReplyCost,
+    botMetering,
   };
 }

@@ -1,8 +1,10 @@
 // What every module gets from the composition root (app.ts): config, storage, the job queue, the
 // outbound HTTP client, and a logger. Modules never build these themselves.
 import type { FastifyBaseLogger } from "fastify";
+import type { Transaction } from "kysely";
 import type { Config } from "./config.ts";
 import type { Db } from "./platform/db/index.ts";
+import type { Database } from "./platform/db/schema.ts";
 import type { App } from "./platform/http/types.ts";
 import type { JobWorker } from "./platform/jobs.ts";
 import type { SafeFetcher } from "./platform/safe-fetch.ts";
@@ -14,6 +16,45 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Outbound HTTP through the SSRF guard (attachments, webhooks), one keep-alive pool. */
   fetcher: SafeFetcher;
+  /** What the modules do, in the new account's transaction, when an account is created. */
+  onAccountCreated: AccountCreatedHook[];
+  /** Caches owned by this app instance (cleared when it closes), never by a module's top level. */
+  caches: AppCaches;
+}
+
+export interface NewAccountInfo {
+  accountId: string;
+  kind: "standard" | "agency" | "subaccount";
+  /** Hundredths of a credit given at creation (operator's --credits). */
+  initialCredits: number;
+  at: number;
+}
+
+/** A module's part of creating an account (its default campaign, its opening ledger entry). */
+export type AccountCreatedHook = (trx: Transaction<Database>, account: NewAccountInfo) => Promise<void>;
+
+/** Named caches of one app instance: `get` creates on first use; `clear` empties all (on close). */
+export class AppCaches {
+  private readonly byName = new Map<string, { clear(): void }>();
+
+  get<T extends { clear(): void }>(name: string, create: () => T): T {
+    let cache = this.byName.get(name);
+    if (!cache) {
+      cache = create();
+      this.byName.set(name, cache);
+    }
+    return cache as T;
+  }
+
+  clear(): void {
+    for (const cache of this.byName.values()) cache.clear();
+    this.byName.clear();
+  }
+}
+
+/** The hooks of every module, in registration order. */
+export function accountCreatedHooks(modules: Module[]): AccountCreatedHook[] {
+  return modules.flatMap((m) => (m.onAccountCreated ? [m.onAccountCreated] : []));
 }
 
 export type CliValues = Record<string, string | boolean | undefined>;
@@ -34,4 +75,6 @@ export interface Module {
   commands?: Record<string, CliCommand>;
   /** Called on shutdown after the worker stopped (close pools, timers). */
   close?(): Promise<void>;
+  /** Runs inside the transaction that creates an account. */
+  onAccountCreated?: AccountCreatedHook;
 }

@@ -206,7 +206,8 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
   const h = makeHelpers(() => app);
 
   beforeAll(async () => {
-    app = await startTestApp({ BOT_REPLY_COST: "1" }, { modules: botModules() });
+    // Every account pays per reply here (the default meters only sub-accounts): the credit rules are what is tested.
+    app = await startTestApp({ BOT_REPLY_COST: "1", BOT_METERING: "all" }, { modules: botModules() });
     rx = await startReceiver();
   });
   afterAll(async () => {
@@ -834,6 +835,7 @@ describe("bot with a platform LLM", () => {
         LLM_API_KEY: "platform-secret",
         LLM_MODEL: "platform-model",
         BOT_REPLY_COST: "2",
+        BOT_METERING: "all",
         OUTBOUND_ALLOW_CIDRS: "",
       },
       { modules: botModules() },
@@ -893,5 +895,49 @@ describe("bot with a platform LLM", () => {
     expect((await h.conversation(acc, conversationId)).humanAlertReason).toBe("llm_error");
     // Its own (failed) LLM: the fallback costs nothing either.
     expect(await h.balance(acc)).toBe(10);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// App C: the default metering (BOT_METERING unset = subaccounts)
+// ---------------------------------------------------------------------------------------------------
+
+describe("bot metering by default: only agency sub-accounts pay", () => {
+  let app: TestApp;
+  const h = makeHelpers(() => app);
+
+  beforeAll(async () => {
+    app = await startTestApp({}, { modules: botModules() });
+  });
+  afterAll(() => app.close());
+
+  it("a new standalone account with no credits gets its first message answered, and nothing is debited", async () => {
+    const acc = await h.account(0);
+    await h.patchCampaign(acc, await h.defaultCampaign(acc), { knowledge: KNOWLEDGE });
+    const inbound = await h.send(acc, "do you deliver?");
+    await h.drain();
+    expect((await h.reply(acc, inbound))?.body).toBe(KNOWLEDGE[2]!.answer);
+    expect(await h.balance(acc)).toBe(0);
+    expect(await h.debits(acc)).toHaveLength(0);
+  });
+
+  it("a sub-account still pays BOT_REPLY_COST per reply and stops at zero with an out_of_credits alert", async () => {
+    const agency = await app.account({ kind: "agency" });
+    const sub = await app.account({ kind: "subaccount", parentAccountId: agency.accountId, credits: 1 });
+    await h.patchCampaign(sub, await h.defaultCampaign(sub), { knowledge: KNOWLEDGE });
+    const first = await h.send(sub, "do you deliver?");
+    await h.drain();
+    expect((await h.reply(sub, first))?.body).toBe(KNOWLEDGE[2]!.answer);
+    expect(await h.balance(sub)).toBe(0);
+    expect(await h.debits(sub)).toHaveLength(1);
+
+    const second = await h.send(sub, "do you repair bikes?");
+    await h.drain();
+    expect(await h.reply(sub, second)).toBeUndefined();
+    const { conversationId } = await h.message(sub, second);
+    expect(await h.conversation(sub, conversationId)).toMatchObject({
+      humanAlert: true,
+      humanAlertReason: "out_of_credits",
+    });
   });
 });

@@ -20,6 +20,7 @@ describe("parley CLI", () => {
       "002_account_change_notify",
       "003_drop_job_lease_index",
       "004_drop_message_conversation_index",
+      "005_delivery_attempt_details",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

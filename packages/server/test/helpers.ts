@@ -103,7 +103,7 @@ export async function startTestApp(
     database,
     inject: (opts) => parley.app.inject(opts),
     account: (overrides = {}) =>
-      createAccount(parley.db, {
+      createAccount(parley.ctx, {
         email: `user${++accountCounter}-${randomBytes(3).toString("hex")}@example.com`,
         password: "correct horse battery",
         kind: "standard",

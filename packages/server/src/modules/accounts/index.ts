@@ -1,9 +1,9 @@
 import type { CliValues, Module } from "../../context.ts";
 import type { AccountUpdate } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
-import { configureAutoRecharge } from "../credits/service.ts";
 import { accountRoutes } from "./routes.ts";
 import {
+  configureAutoRecharge,
   createAccount,
   requireAccountByEmail,
   rotateApiKey,
@@ -49,7 +49,8 @@ export const accountsModule: Module = {
         parent: { type: "string" },
         credits: { type: "string" },
       },
-      async run(values, { db }) {
+      async run(values, ctx) {
+        const { db } = ctx;
         if (values.agency && values.parent)
           throw new AppError("VALIDATION_ERROR", "--agency and --parent exclude each other");
         let parentAccountId: string | null = null;
@@ -59,7 +60,7 @@ export const accountsModule: Module = {
             throw new AppError("NOT_AGENCY", `${values.parent} is not an agency account`);
           parentAccountId = parent.id;
         }
-        return createAccount(db, {
+        return createAccount(ctx, {
           email: required(values, "email"),
           password: required(values, "password"),
           name: typeof values.name === "string" ? values.name : null,

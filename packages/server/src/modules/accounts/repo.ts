@@ -1,5 +1,7 @@
-// Accounts, users and API keys. Functions that act on one tenant take the account id first.
-import type { Kysely, Transaction } from "kysely";
+// Accounts, users and API keys, including the balance columns (changed only through the credits
+// module's ledger, which calls the functions below). Functions that act on one tenant take the
+// account id first.
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { AccountRow, AccountUpdate, Database, NewAccount } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -87,4 +89,101 @@ export async function findAccountByKeyHash(
   if (!row) return undefined;
   const { key_id, key_hash, ...account } = row;
   return { keyId: key_id, keyHash: key_hash, account };
+}
+
+// ---- Balance and auto-recharge (the credits ledger is the only caller) --------------------------
+
+/** Adds hundredths; re-arms auto-recharge once the balance is back at or above the threshold. */
+export async function addCredits(db: Q, accountId: string, amount: number): Promise<number> {
+  const row = await db
+    .updateTable("accounts")
+    .set({
+      credits: sql`credits + ${amount}`,
+      auto_recharge_armed: sql`case when auto_recharge_threshold is not null and credits + ${amount} >= auto_recharge_threshold then 1 else auto_recharge_armed end`,
+      updated_at: Date.now(),
+    })
+    .where("id", "=", accountId)
+    .returning(["credits"])
+    .executeTakeFirstOrThrow();
+  return row.credits;
+}
+
+/** Takes hundredths if the balance covers them: the new balance, or null (nothing written). */
+export async function takeCredits(db: Q, accountId: string, amount: number): Promise<number | null> {
+  const row = await db
+    .updateTable("accounts")
+    .set({ credits: sql`credits - ${amount}`, updated_at: Date.now() })
+    .where("id", "=", accountId)
+    .where("credits", ">=", amount)
+    .returning(["credits"])
+    .executeTakeFirst();
+  return row ? row.credits : null;
+}
+
+/**
+ * Disarms a sub-account's auto-recharge when its balance is below the threshold, with a conditional
+ * UPDATE, so of two concurrent debits only one gets the row back (and fires the event).
+ */
+export async function disarmAutoRechargeIfBelow(db: Q, accountId: string) {
+  return db
+    .updateTable("accounts")
+    .set({ auto_recharge_armed: 0 })
+    .where("id", "=", accountId)
+    .where("kind", "=", "subaccount")
+    .where("auto_recharge_armed", "=", 1)
+    .where("auto_recharge_threshold", "is not", null)
+    .where("auto_recharge_amount", "is not", null)
+    .where(sql<boolean>`credits < auto_recharge_threshold`)
+    .returning([
+      "id",
+      "email",
+      "credits",
+      "auto_recharge_threshold",
+      "auto_recharge_amount",
+      "parent_account_id",
+    ])
+    .executeTakeFirst();
+}
+
+/**
+ * Sets a sub-account's auto-recharge. Turning it on arms it; changing it re-arms it only when the
+ * balance is at or above the new threshold, so an event already sent for this dip is not repeated.
+ */
+export async function setAutoRecharge(
+  db: Q,
+  agencyId: string,
+  subaccountId: string,
+  threshold: number,
+  rechargeAmount: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("accounts")
+    .set({
+      // Right-hand sides see the row before this update (SQL semantics on both databases).
+      auto_recharge_armed: sql`case when auto_recharge_threshold is null or credits >= ${threshold} then 1 else auto_recharge_armed end`,
+      auto_recharge_threshold: threshold,
+      auto_recharge_amount: rechargeAmount,
+      updated_at: Date.now(),
+    })
+    .where("id", "=", subaccountId)
+    .where("parent_account_id", "=", agencyId)
+    .where("kind", "=", "subaccount")
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+export async function clearAutoRecharge(db: Q, agencyId: string, subaccountId: string): Promise<boolean> {
+  const res = await db
+    .updateTable("accounts")
+    .set({
+      auto_recharge_threshold: null,
+      auto_recharge_amount: null,
+      auto_recharge_armed: 1,
+      updated_at: Date.now(),
+    })
+    .where("id", "=", subaccountId)
+    .where("parent_account_id", "=", agencyId)
+    .where("kind", "=", "subaccount")
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

@@ -2,18 +2,18 @@
 // settings, key rotation. Used by the CLI now and by the web app later.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { hash as argon2Hash } from "@node-rs/argon2";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../platform/db/index.ts";
 import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { AccountRow, AccountUpdate } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
+import { fromHundredths, parseAmount, toHundredths } from "../../platform/money.ts";
 import { isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import * as repo from "./repo.ts";
 
 export const API_KEY_PREFIX = "pk_live_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-export const DEFAULT_FALLBACK_MESSAGE = "Thanks for your message! A team member will reply shortly.";
 
 /** 32 base62 characters ≈ 190 bits of randomness (rejection sampling keeps them uniform). */
 export function generateApiKey(): string {
@@ -59,13 +59,19 @@ export interface CreatedAccount {
   webhookSecret: string;
 }
 
-export async function createAccount(db: Db, input: CreateAccountInput): Promise<CreatedAccount> {
+/** What creating an account needs: storage and the modules' hooks (default campaign, opening credits). */
+export type AccountCreation = Pick<AppContext, "db" | "onAccountCreated">;
+
+export async function createAccount(
+  ctx: AccountCreation,
+  input: CreateAccountInput,
+): Promise<CreatedAccount> {
   const email = normaliseEmail(input.email);
   if (!isValidEmail(email))
     throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
   if (input.password.length < 8)
     throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
-  const credits = toHundredths(input.credits ?? 0);
+  const initialCredits = toHundredths(input.credits ?? 0);
   const now = Date.now();
   const accountId = newId("account");
   const userId = newId("user");
@@ -73,14 +79,15 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
   const webhookSecret = generateWebhookSecret();
   const passwordHash = await argon2Hash(input.password);
   try {
-    await db.kysely.transaction().execute(async (trx) => {
+    await ctx.db.write(async (trx) => {
       await repo.insertAccount(trx, {
         id: accountId,
         name: input.name?.trim() || email,
         email,
         kind: input.kind,
         parent_account_id: input.parentAccountId ?? null,
-        credits,
+        // The balance starts at 0; the credits module's hook books initial credits through its ledger.
+        credits: 0,
         bot_active: 1,
         webhook_url: null,
         webhook_secret: webhookSecret,
@@ -100,40 +107,9 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
         hash: hashApiKey(apiKey),
         prefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
       });
-      if (credits > 0) {
-        await trx
-          .insertInto("credit_transactions")
-          .values({
-            id: newId("creditTransaction"),
-            account_id: accountId,
-            amount: credits,
-            balance_after: credits,
-            description: "Initial credits",
-            kind: "adjustment",
-            message_id: null,
-            created_at: now,
-          })
-          .execute();
+      for (const hook of ctx.onAccountCreated) {
+        await hook(trx, { accountId, kind: input.kind, initialCredits, at: now });
       }
-      // Every account starts with a live default campaign so the bot can answer from day one.
-      await trx
-        .insertInto("campaigns")
-        .values({
-          id: newId("campaign"),
-          account_id: accountId,
-          name: "Default",
-          status: "live",
-          instructions: "",
-          knowledge: "[]",
-          keywords: "[]",
-          fallback_message: DEFAULT_FALLBACK_MESSAGE,
-          engine: "auto",
-          model: null,
-          is_default: 1,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
     });
   } catch (err) {
     if (isUniqueViolation(err))
@@ -146,7 +122,7 @@ export async function createAccount(db: Db, input: CreateAccountInput): Promise<
 /** Generating a key replaces the previous one in the same transaction: the old key fails at once. */
 export async function rotateApiKey(db: Db, accountId: string): Promise<string> {
   const apiKey = generateApiKey();
-  await db.kysely.transaction().execute(async (trx) => {
+  await db.write(async (trx) => {
     await repo.replaceApiKey(trx, accountId, {
       id: newId("apiKey"),
       hash: hashApiKey(apiKey),
@@ -158,7 +134,7 @@ export async function rotateApiKey(db: Db, accountId: string): Promise<string> {
 
 export async function rotateWebhookSecret(db: Db, accountId: string): Promise<string> {
   const secret = generateWebhookSecret();
-  await repo.updateAccount(db.kysely, accountId, { webhook_secret: secret });
+  await db.write((trx) => repo.updateAccount(trx, accountId, { webhook_secret: secret }));
   return secret;
 }
 
@@ -166,18 +142,6 @@ export async function requireAccountByEmail(db: Db, email: string): Promise<Acco
   const account = await repo.findAccountByEmail(db.kysely, normaliseEmail(email));
   if (!account) throw new AppError("NOT_FOUND", `no account with e-mail ${email}`);
   return account;
-}
-
-export function toHundredths(amount: number): number {
-  if (!Number.isFinite(amount)) throw new AppError("INVALID_AMOUNT", "amount must be a finite number");
-  const h = Math.round(amount * 100);
-  if (Math.abs(h - amount * 100) > 1e-6)
-    throw new AppError("INVALID_AMOUNT", "amount has more than two decimals");
-  return h;
-}
-
-export function fromHundredths(h: number): number {
-  return h / 100;
 }
 
 export interface AccountSettings {
@@ -223,8 +187,27 @@ export function settingsView(a: AccountRow): AccountSettings {
 }
 
 export async function updateSettings(db: Db, accountId: string, patch: AccountUpdate): Promise<AccountRow> {
-  await repo.updateAccount(db.kysely, accountId, patch);
+  await db.write((trx) => repo.updateAccount(trx, accountId, patch));
   const account = await repo.findAccountById(db.kysely, accountId);
   if (!account) throw new AppError("NOT_FOUND", "account not found");
   return account;
+}
+
+/** The CLI's `account set --auto-recharge-*` for a sub-account: the same rules as the agency's API. */
+export async function configureAutoRecharge(
+  db: Db,
+  account: AccountRow,
+  setting: { threshold: number; rechargeAmount: number } | null,
+): Promise<void> {
+  if (account.kind !== "subaccount" || !account.parent_account_id) {
+    throw new AppError("VALIDATION_ERROR", "auto-recharge is set on a sub-account of an agency");
+  }
+  const agencyId = account.parent_account_id;
+  if (setting === null) {
+    await db.write((trx) => repo.clearAutoRecharge(trx, agencyId, account.id));
+    return;
+  }
+  const threshold = parseAmount(setting.threshold, "--auto-recharge-threshold");
+  const rechargeAmount = parseAmount(setting.rechargeAmount, "--auto-recharge-amount");
+  await db.write((trx) => repo.setAutoRecharge(trx, agencyId, account.id, threshold, rechargeAmount));
 }

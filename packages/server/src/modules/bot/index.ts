@@ -2,10 +2,12 @@
 import { readFile } from "node:fs/promises";
 import type { CliValues, Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
 import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
+import { insertCampaign } from "./repo.ts";
 import { botRoutes } from "./routes.ts";
-import { createCampaign, normaliseKnowledge } from "./service.ts";
+import { createCampaign, DEFAULT_FALLBACK_MESSAGE, normaliseKnowledge } from "./service.ts";
 
 const STATUSES = ["draft", "live", "paused"] as const;
 const ENGINES = ["auto", "builtin", "llm"] as const;
@@ -65,6 +67,24 @@ export function createBotModule(options: BotOptions = {}): Module {
   return {
     name: "bot",
     routes: botRoutes,
+    // Every account starts with a live default campaign so the bot can answer from day one.
+    async onAccountCreated(trx, account) {
+      await insertCampaign(trx, {
+        id: newId("campaign"),
+        account_id: account.accountId,
+        name: "Default",
+        status: "live",
+        instructions: "",
+        knowledge: "[]",
+        keywords: "[]",
+        fallback_message: DEFAULT_FALLBACK_MESSAGE,
+        engine: "auto",
+        model: null,
+        is_default: 1,
+        created_at: account.at,
+        updated_at: account.at,
+      });
+    },
     jobs(worker, ctx) {
       worker.register(botReplyJob, botReplyHandler(ctx, options));
     },

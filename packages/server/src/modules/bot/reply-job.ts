@@ -69,32 +69,49 @@ class OutOfCredits extends Error {}
 
 // Building a BM25 index per message would waste work: keep one engine per campaign while its
 // knowledge text is unchanged (compared exactly, so an edit is seen at once). Bounded by count and by
-// the total size of the cached knowledge, least recently used out first.
+// the total size of the cached knowledge, least recently used out first; owned by the app instance.
 const ENGINE_CACHE_SIZE = 200;
 const ENGINE_CACHE_CHARS = 20_000_000;
-const engines = new Map<string, { knowledge: string; entries: KnowledgeEntry[]; engine: BuiltinEngine }>();
-let cachedChars = 0;
 
-function knowledgeOf(campaign: CampaignRow): { entries: KnowledgeEntry[]; engine: BuiltinEngine } {
-  const hit = engines.get(campaign.id);
-  if (hit) {
-    engines.delete(campaign.id);
-    if (hit.knowledge === campaign.knowledge) {
-      engines.set(campaign.id, hit);
-      return hit;
+type CachedEngine = { knowledge: string; entries: KnowledgeEntry[]; engine: BuiltinEngine };
+
+class EngineCache {
+  private readonly engines = new Map<string, CachedEngine>();
+  private chars = 0;
+
+  of(campaign: CampaignRow): CachedEngine {
+    const hit = this.engines.get(campaign.id);
+    if (hit) {
+      this.engines.delete(campaign.id);
+      if (hit.knowledge === campaign.knowledge) {
+        this.engines.set(campaign.id, hit);
+        return hit;
+      }
+      this.chars -= hit.knowledge.length;
     }
-    cachedChars -= hit.knowledge.length;
+    const entries = parseKnowledge(campaign.knowledge);
+    const built = { knowledge: campaign.knowledge, entries, engine: createBuiltinEngine(entries) };
+    this.engines.set(campaign.id, built);
+    this.chars += built.knowledge.length;
+    while (
+      this.engines.size > 1 &&
+      (this.engines.size > ENGINE_CACHE_SIZE || this.chars > ENGINE_CACHE_CHARS)
+    ) {
+      const [oldestId, oldest] = this.engines.entries().next().value as [string, CachedEngine];
+      this.engines.delete(oldestId);
+      this.chars -= oldest.knowledge.length;
+    }
+    return built;
   }
-  const entries = parseKnowledge(campaign.knowledge);
-  const built = { knowledge: campaign.knowledge, entries, engine: createBuiltinEngine(entries) };
-  engines.set(campaign.id, built);
-  cachedChars += built.knowledge.length;
-  while (engines.size > 1 && (engines.size > ENGINE_CACHE_SIZE || cachedChars > ENGINE_CACHE_CHARS)) {
-    const [oldestId, oldest] = engines.entries().next().value as [string, { knowledge: string }];
-    engines.delete(oldestId);
-    cachedChars -= oldest.knowledge.length;
+
+  clear(): void {
+    this.engines.clear();
+    this.chars = 0;
   }
-  return built;
+}
+
+function knowledgeOf(ctx: AppContext, campaign: CampaignRow): CachedEngine {
+  return ctx.caches.get("bot.engines", () => new EngineCache()).of(campaign);
 }
 
 function switchesBlock(sw: conversations.BotSwitches): SkipReason | null {
@@ -178,15 +195,20 @@ export async function runBotReply(
   const campaign = route ? await repo.findCampaign(db.kysely, accountId, route.campaignId) : undefined;
   if (!campaign) return { action: "skipped", reason: "no_campaign" };
   if (campaign.status !== "live") {
-    await conversations.setConversationCampaign(db.kysely, accountId, conversation.id, campaign.id);
+    await db.write((trx) =>
+      conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id),
+    );
     return { action: "skipped", reason: "campaign_not_live" };
   }
 
   const target = resolveLlmTarget(account, config, campaign.model);
   const engine: "builtin" | "llm" =
     campaign.engine === "auto" ? (target ? "llm" : "builtin") : campaign.engine;
+  // Accounts that bring their own LLM key never pay; otherwise BOT_METERING says who does.
   const free = engine === "llm" && target !== null && target.ownLlm;
-  const cost = free ? 0 : Math.round(config.botReplyCost * 100);
+  const metered =
+    config.botMetering === "all" || (config.botMetering === "subaccounts" && account.kind === "subaccount");
+  const cost = free || !metered ? 0 : Math.round(config.botReplyCost * 100);
 
   if (cost > 0 && account.credits < cost) {
     // Checked before generating so an empty balance never pays for an LLM call; the debit below is
@@ -201,7 +223,7 @@ export async function runBotReply(
   const now = Date.now();
   let result: BotOutcome;
   try {
-    result = await db.kysely.transaction().execute(async (trx): Promise<BotOutcome> => {
+    result = await db.write(async (trx): Promise<BotOutcome> => {
       if (await findMessageByExternalId(trx, accountId, externalId)) {
         return { action: "skipped", reason: "already_replied" };
       }
@@ -249,7 +271,6 @@ export async function runBotReply(
     if (isUniqueViolation(err)) return { action: "skipped", reason: "already_replied" };
     throw err;
   }
-  if (result.action === "replied") ctx.worker.wake();
   return result;
 }
 
@@ -260,11 +281,10 @@ async function alertOutOfCredits(
   campaignId: string,
   inbound: MessageRow,
 ): Promise<void> {
-  const evented = await ctx.db.kysely.transaction().execute(async (trx) => {
+  await ctx.db.write(async (trx) => {
     await conversations.setConversationCampaign(trx, account.id, conversation.id, campaignId);
-    return raiseAlert(trx, account, conversation, "out_of_credits", inbound.id, Date.now());
+    await raiseAlert(trx, account, conversation, "out_of_credits", inbound.id, Date.now());
   });
-  if (evented) ctx.worker.wake();
 }
 
 interface Generated {
@@ -285,7 +305,7 @@ async function generate(
 ): Promise<Generated> {
   const { inbound, campaign, target, log } = input;
   const fallback = { body: campaign.fallback_message };
-  const { entries, engine } = knowledgeOf(campaign);
+  const { entries, engine } = knowledgeOf(ctx, campaign);
   if (input.engine === "builtin") {
     const match = engine.match(inbound.body);
     return match ? { body: match.answer, alert: null } : { ...fallback, alert: "no_answer" };

@@ -6,12 +6,14 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
-import { DEFAULT_FALLBACK_MESSAGE } from "../accounts/service.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
 import * as repo from "./repo.ts";
 import type { CampaignListQuery, CreateCampaignBody, UpdateCampaignBody } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
+
+/** The fallback of a new campaign: a polite hand-over to a person. */
+export const DEFAULT_FALLBACK_MESSAGE = "Thanks for your message! A team member will reply shortly.";
 
 export type CampaignInput = Static<typeof CreateCampaignBody>;
 export type CampaignUpdate = Static<typeof UpdateCampaignBody>;
@@ -204,7 +206,7 @@ export async function createCampaign(db: Db, accountId: string, input: CampaignI
     created_at: now,
     updated_at: now,
   };
-  await db.kysely.transaction().execute(async (trx) => {
+  await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     await repo.insertCampaign(trx, row);
     if (input.isDefault) await repo.setDefaultCampaign(trx, accountId, row.id);
@@ -235,7 +237,7 @@ export async function updateCampaign(
     patch.fallback_message = requiredText(input.fallbackMessage, "fallbackMessage", LIMITS.fallbackMessage);
   if (input.engine !== undefined) patch.engine = input.engine;
   if (input.model !== undefined) patch.model = optionalModel(input.model);
-  await db.kysely.transaction().execute(async (trx) => {
+  await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
@@ -252,7 +254,7 @@ export async function updateCampaign(
 }
 
 export async function deleteCampaign(db: Db, accountId: string, campaignId: string): Promise<void> {
-  await db.kysely.transaction().execute(async (trx) => {
+  await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);

@@ -1,11 +1,11 @@
-// The credit ledger: every balance change is one conditional UPDATE plus one history row, in the
-// caller's transaction, so concurrent grants and debits never lose an update and the balance always
+// The credit ledger: every balance change is one conditional UPDATE of the account (through the
+// accounts repository) plus one history row, in the caller's transaction, so concurrent grants and debits never lose an update and the balance always
 // equals the sum of the history. Amounts are integer hundredths of a credit.
 import type { Kysely, Transaction } from "kysely";
-import { sql } from "kysely";
 import type { Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import { iso } from "../../platform/text.ts";
+import { addCredits, disarmAutoRechargeIfBelow, takeCredits } from "../accounts/repo.ts";
 import { enqueueAccountEvent } from "../delivery/outbound.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -28,18 +28,9 @@ export interface LedgerResult {
 
 /** Adds credits. Re-arms auto-recharge once the balance is back at or above the threshold. */
 export async function credit(db: Q, accountId: string, entry: LedgerEntry): Promise<LedgerResult> {
-  const row = await db
-    .updateTable("accounts")
-    .set({
-      credits: sql`credits + ${entry.amount}`,
-      auto_recharge_armed: sql`case when auto_recharge_threshold is not null and credits + ${entry.amount} >= auto_recharge_threshold then 1 else auto_recharge_armed end`,
-      updated_at: Date.now(),
-    })
-    .where("id", "=", accountId)
-    .returning(["credits"])
-    .executeTakeFirstOrThrow();
-  const transactionId = await insertTransaction(db, accountId, entry.amount, row.credits, entry);
-  return { transactionId, balanceAfter: row.credits };
+  const balanceAfter = await addCredits(db, accountId, entry.amount);
+  const transactionId = await insertTransaction(db, accountId, entry.amount, balanceAfter, entry);
+  return { transactionId, balanceAfter };
 }
 
 /**
@@ -48,17 +39,11 @@ export async function credit(db: Q, accountId: string, entry: LedgerEntry): Prom
  * `subaccount.auto_recharge` event to its agency (until the balance recovers).
  */
 export async function debit(db: Q, accountId: string, entry: LedgerEntry): Promise<LedgerResult | null> {
-  const row = await db
-    .updateTable("accounts")
-    .set({ credits: sql`credits - ${entry.amount}`, updated_at: Date.now() })
-    .where("id", "=", accountId)
-    .where("credits", ">=", entry.amount)
-    .returning(["credits"])
-    .executeTakeFirst();
-  if (!row) return null;
-  const transactionId = await insertTransaction(db, accountId, -entry.amount, row.credits, entry);
+  const balanceAfter = await takeCredits(db, accountId, entry.amount);
+  if (balanceAfter === null) return null;
+  const transactionId = await insertTransaction(db, accountId, -entry.amount, balanceAfter, entry);
   await maybeFireAutoRecharge(db, accountId);
-  return { transactionId, balanceAfter: row.credits };
+  return { transactionId, balanceAfter };
 }
 
 async function insertTransaction(
@@ -87,24 +72,7 @@ async function insertTransaction(
 
 /** Disarms with a conditional UPDATE, so of two concurrent debits only one fires the event. */
 async function maybeFireAutoRecharge(db: Q, accountId: string): Promise<void> {
-  const fired = await db
-    .updateTable("accounts")
-    .set({ auto_recharge_armed: 0 })
-    .where("id", "=", accountId)
-    .where("kind", "=", "subaccount")
-    .where("auto_recharge_armed", "=", 1)
-    .where("auto_recharge_threshold", "is not", null)
-    .where("auto_recharge_amount", "is not", null)
-    .where(sql<boolean>`credits < auto_recharge_threshold`)
-    .returning([
-      "id",
-      "email",
-      "credits",
-      "auto_recharge_threshold",
-      "auto_recharge_amount",
-      "parent_account_id",
-    ])
-    .executeTakeFirst();
+  const fired = await disarmAutoRechargeIfBelow(db, accountId);
   if (!fired?.parent_account_id) return;
   const now = Date.now();
   const idempotencyKey = `ar_${newId("event").slice(4)}`;

@@ -1,6 +1,6 @@
 // Credits SQL: an agency's sub-accounts, credit history pages and stored idempotent answers.
 // Every function takes the calling account id first; another agency's sub-account is never seen.
-import { type Kysely, sql, type Transaction } from "kysely";
+import type { Kysely, Transaction } from "kysely";
 import type { AccountRow, CreditTransactionRow, Database } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -63,49 +63,6 @@ export async function listTransactions(
     .orderBy("id", "desc")
     .limit(page.limit + 1)
     .execute();
-}
-
-/**
- * Sets a sub-account's auto-recharge. Turning it on arms it; changing it re-arms it only when the
- * balance is at or above the new threshold, so an event already sent for this dip is not repeated.
- */
-export async function setAutoRecharge(
-  db: Q,
-  agencyId: string,
-  subaccountId: string,
-  threshold: number,
-  rechargeAmount: number,
-): Promise<boolean> {
-  const res = await db
-    .updateTable("accounts")
-    .set({
-      // Right-hand sides see the row before this update (SQL semantics on both databases).
-      auto_recharge_armed: sql`case when auto_recharge_threshold is null or credits >= ${threshold} then 1 else auto_recharge_armed end`,
-      auto_recharge_threshold: threshold,
-      auto_recharge_amount: rechargeAmount,
-      updated_at: Date.now(),
-    })
-    .where("id", "=", subaccountId)
-    .where("parent_account_id", "=", agencyId)
-    .where("kind", "=", "subaccount")
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
-}
-
-export async function clearAutoRecharge(db: Q, agencyId: string, subaccountId: string): Promise<boolean> {
-  const res = await db
-    .updateTable("accounts")
-    .set({
-      auto_recharge_threshold: null,
-      auto_recharge_amount: null,
-      auto_recharge_armed: 1,
-      updated_at: Date.now(),
-    })
-    .where("id", "=", subaccountId)
-    .where("parent_account_id", "=", agencyId)
-    .where("kind", "=", "subaccount")
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
 }
 
 // ---- Idempotency keys -------------------------------------------------------------------------

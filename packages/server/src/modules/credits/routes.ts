@@ -41,7 +41,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(v) ? v.join(", ") : v;
 }
 
-export function creditRoutes(app: App, { db }: AppContext): void {
+export function creditRoutes(app: App, ctx: AppContext): void {
+  const { db } = ctx;
   app.post(
     "/v1/subaccounts/credits",
     {
@@ -67,7 +68,7 @@ export function creditRoutes(app: App, { db }: AppContext): void {
       },
     },
     async (request, reply) => {
-      const outcome = await grantCredits(db, accountOf(request), request.body, idempotencyKeyOf(request));
+      const outcome = await grantCredits(ctx, accountOf(request), request.body, idempotencyKeyOf(request));
       if (outcome.replayed) reply.header("idempotent-replayed", "true");
       return reply.code(200).send(outcome.body);
     },
@@ -109,7 +110,7 @@ export function creditRoutes(app: App, { db }: AppContext): void {
       },
     },
     async (request, reply) => {
-      const created = await createSubaccount(db, accountOf(request).id, request.body);
+      const created = await createSubaccount(ctx, accountOf(request).id, request.body);
       return reply.code(201).send(created);
     },
   );

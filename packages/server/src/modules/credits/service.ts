@@ -1,16 +1,17 @@
 // Credit rules: agency-only access, amounts, grants (with optional Idempotency-Key), sub-accounts,
 // auto-recharge settings, history pages and operator adjustments. Balances move only through ledger.ts.
 import { createHash, randomBytes } from "node:crypto";
+import type { AppContext } from "../../context.ts";
 import type { Db } from "../../platform/db/index.ts";
 import type { AccountRow, CreditTransactionRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
+import { MAX_AMOUNT, parseAmount } from "../../platform/money.ts";
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
-import { findAccountByEmail, findAccountById } from "../accounts/repo.ts";
+import * as accounts from "../accounts/repo.ts";
 import { createAccount } from "../accounts/service.ts";
 import { credit, debit } from "./ledger.ts";
 import * as repo from "./repo.ts";
-import { MAX_AMOUNT } from "./schemas.ts";
 
 export const GRANT_SCOPE = "POST /v1/subaccounts/credits";
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -23,24 +24,6 @@ export function requireAgency(account: AccountRow): void {
   if (account.kind !== "agency") {
     throw new AppError("NOT_AGENCY", "Only agency accounts can manage sub-accounts and grant credits");
   }
-}
-
-/** A client's credit amount (a JSON number) → integer hundredths, or 400 INVALID_AMOUNT. */
-export function parseAmount(value: unknown, field = "amount"): number {
-  if (value === undefined || value === null) throw new AppError("INVALID_AMOUNT", `${field} is required`);
-  if (typeof value !== "number") {
-    const got = Array.isArray(value) ? "array" : typeof value;
-    throw new AppError("INVALID_AMOUNT", `${field} must be a JSON number (got ${got})`);
-  }
-  if (!Number.isFinite(value)) throw new AppError("INVALID_AMOUNT", `${field} must be a finite number`);
-  if (value <= 0) throw new AppError("INVALID_AMOUNT", `${field} must be greater than 0`);
-  if (value > MAX_AMOUNT) throw new AppError("INVALID_AMOUNT", `${field} must be at most ${MAX_AMOUNT}`);
-  const hundredths = Math.round(value * 100);
-  // Exact for every decimal with two places: k / 100 is the double that "k/100" parses to.
-  if (hundredths / 100 !== value) {
-    throw new AppError("INVALID_AMOUNT", `${field} must have at most two decimals`);
-  }
-  return hundredths;
 }
 
 /** Runs before schema validation on the grant route, so every bad amount is INVALID_AMOUNT. */
@@ -102,11 +85,11 @@ export async function pageSubaccounts(db: Db, agencyId: string, query: { limit?:
 }
 
 export async function createSubaccount(
-  db: Db,
+  ctx: Pick<AppContext, "db" | "onAccountCreated">,
   agencyId: string,
   input: { email: string; name?: string; password?: string },
 ): Promise<SubaccountView & { apiKey: string }> {
-  const created = await createAccount(db, {
+  const created = await createAccount(ctx, {
     email: input.email,
     // Without a password nobody knows one: web sign-in stays closed until an operator sets it.
     password: input.password ?? randomBytes(32).toString("base64url"),
@@ -114,7 +97,7 @@ export async function createSubaccount(
     kind: "subaccount",
     parentAccountId: agencyId,
   });
-  const row = await findAccountById(db.kysely, created.accountId);
+  const row = await accounts.findAccountById(ctx.db.kysely, created.accountId);
   if (!row) throw new Error("sub-account vanished after creation");
   return { ...subaccountView(row), apiKey: created.apiKey };
 }
@@ -127,7 +110,11 @@ export async function setAutoRecharge(
 ): Promise<SubaccountView> {
   const threshold = parseAmount(input.threshold, "threshold");
   const rechargeAmount = parseAmount(input.rechargeAmount, "rechargeAmount");
-  if (!(await repo.setAutoRecharge(db.kysely, agencyId, subaccountId, threshold, rechargeAmount))) {
+  if (
+    !(await db.write((trx) =>
+      accounts.setAutoRecharge(trx, agencyId, subaccountId, threshold, rechargeAmount),
+    ))
+  ) {
     throw new AppError("SUBACCOUNT_NOT_FOUND", `No sub-account ${subaccountId} in this agency`);
   }
   return subaccountView(await requireSubaccount(db, agencyId, subaccountId));
@@ -138,7 +125,7 @@ export async function clearAutoRecharge(
   agencyId: string,
   subaccountId: string,
 ): Promise<SubaccountView> {
-  if (!(await repo.clearAutoRecharge(db.kysely, agencyId, subaccountId))) {
+  if (!(await db.write((trx) => accounts.clearAutoRecharge(trx, agencyId, subaccountId)))) {
     throw new AppError("SUBACCOUNT_NOT_FOUND", `No sub-account ${subaccountId} in this agency`);
   }
   return subaccountView(await requireSubaccount(db, agencyId, subaccountId));
@@ -190,11 +177,12 @@ const NO_SUCH_SUBACCOUNT = "No sub-account of this agency has that e-mail addres
  * grant once, and a repeat (same body, within 24 h) gets the stored answer.
  */
 export async function grantCredits(
-  db: Db,
+  ctx: Pick<AppContext, "db" | "caches">,
   agency: AccountRow,
   input: GrantInput,
   idempotencyKey: string | undefined,
 ): Promise<GrantOutcome> {
+  const { db } = ctx;
   requireAgency(agency);
   const amount = parseAmount(input.amount);
   const description = input.description ?? null;
@@ -216,7 +204,7 @@ export async function grantCredits(
     .digest("hex");
   const now = Date.now();
   const cutoff = now - IDEMPOTENCY_TTL_MS;
-  const outcome = await db.kysely.transaction().execute(async (trx): Promise<GrantOutcome> => {
+  const outcome = await db.write(async (trx): Promise<GrantOutcome> => {
     if (idempotencyKey !== undefined) {
       await repo.deleteExpiredKey(trx, agency.id, GRANT_SCOPE, idempotencyKey, cutoff);
       const claimed = await repo.claimKey(trx, agency.id, GRANT_SCOPE, idempotencyKey, requestHash, now);
@@ -249,18 +237,17 @@ export async function grantCredits(
     }
     return { body, replayed: false };
   });
-  if (idempotencyKey !== undefined && !outcome.replayed && purgeDue(agency.id, now)) {
+  if (idempotencyKey !== undefined && !outcome.replayed && purgeDue(ctx, agency.id, now)) {
     // Housekeeping outside the grant's transaction; a failure here changes nothing for the client.
-    await repo.purgeExpiredKeys(db.kysely, agency.id, cutoff).catch(() => undefined);
+    await db.write((trx) => repo.purgeExpiredKeys(trx, agency.id, cutoff)).catch(() => undefined);
   }
   return outcome;
 }
 
 // Expired keys are purged at most once a minute per agency (per process), off the hot path's way.
 const PURGE_EVERY_MS = 60_000;
-const lastPurge = new Map<string, number>();
-
-function purgeDue(agencyId: string, now: number): boolean {
+function purgeDue(ctx: Pick<AppContext, "caches">, agencyId: string, now: number): boolean {
+  const lastPurge = ctx.caches.get("credits.lastPurge", () => new Map<string, number>());
   if (now - (lastPurge.get(agencyId) ?? 0) < PURGE_EVERY_MS) return false;
   if (lastPurge.size >= 10_000) lastPurge.clear();
   lastPurge.set(agencyId, now);
@@ -295,12 +282,12 @@ export async function adjustCredits(
   if (description !== null && [...description].length > MAX_DESCRIPTION) {
     throw new AppError("VALIDATION_ERROR", `--description must be at most ${MAX_DESCRIPTION} characters`);
   }
-  const account = await findAccountByEmail(db.kysely, normaliseEmail(email));
+  const account = await accounts.findAccountByEmail(db.kysely, normaliseEmail(email));
   if (!account) throw new AppError("NOT_FOUND", `no account with e-mail ${email}`);
   const entry = { amount: Math.abs(amount), kind: "adjustment" as const, description };
-  const result = await db.kysely
-    .transaction()
-    .execute((trx) => (amount > 0 ? credit(trx, account.id, entry) : debit(trx, account.id, entry)));
+  const result = await db.write((trx) =>
+    amount > 0 ? credit(trx, account.id, entry) : debit(trx, account.id, entry),
+  );
   if (!result) {
     throw new AppError(
       "INVALID_AMOUNT",
@@ -313,22 +300,4 @@ export async function adjustCredits(
     new_balance: credits(result.balanceAfter),
     transactionId: result.transactionId,
   };
-}
-
-/** The CLI's `account set --auto-recharge-*` for a sub-account: same rules as the API. */
-export async function configureAutoRecharge(
-  db: Db,
-  account: AccountRow,
-  setting: { threshold: number; rechargeAmount: number } | null,
-): Promise<void> {
-  if (account.kind !== "subaccount" || !account.parent_account_id) {
-    throw new AppError("VALIDATION_ERROR", "auto-recharge is set on a sub-account of an agency");
-  }
-  if (setting === null) {
-    await repo.clearAutoRecharge(db.kysely, account.parent_account_id, account.id);
-    return;
-  }
-  const threshold = parseAmount(setting.threshold, "--auto-recharge-threshold");
-  const rechargeAmount = parseAmount(setting.rechargeAmount, "--auto-recharge-amount");
-  await repo.setAutoRecharge(db.kysely, account.parent_account_id, account.id, threshold, rechargeAmount);
 }

@@ -6,7 +6,7 @@ import type { AppContext } from "../../context.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
 import { iso } from "../../platform/text.ts";
 import type { DeliveryError } from "../messaging/view.ts";
-import { webhookHeaders } from "./signing.ts";
+import { type SigningKeyCache, webhookHeaders } from "./signing.ts";
 
 /** Response bodies are read (and stored) up to this size. */
 export const MAX_RESPONSE_BODY_BYTES = 4096;
@@ -85,7 +85,13 @@ export async function postSigned(
     const res = await ctx.fetcher.request({
       method: "POST",
       url,
-      headers: webhookHeaders(secret, webhookId, body, attemptedAt),
+      headers: webhookHeaders(
+        secret,
+        webhookId,
+        body,
+        attemptedAt,
+        ctx.caches.get("delivery.signingKeys", (): SigningKeyCache => new Map()),
+      ),
       body,
       maxBodyBytes: MAX_RESPONSE_BODY_BYTES,
       truncateBody: true,

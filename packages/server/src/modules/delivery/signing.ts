@@ -8,23 +8,34 @@ export const USER_AGENT = `Parley-Webhooks/${pkg.version}`;
 
 const SECRET_PREFIX = "whsec_";
 
-/** Decoded signing keys by secret: building a key object costs more than the HMAC of a small body. */
-const keys = new Map<string, KeyObject>();
+/**
+ * Decoded signing keys by secret: building a key object costs more than the HMAC of a small body.
+ * The caller owns the cache (the app instance's; none means no caching).
+ */
+export type SigningKeyCache = Map<string, KeyObject>;
 
-function keyFor(secret: string): KeyObject {
-  let key = keys.get(secret);
+function keyFor(secret: string, keys?: SigningKeyCache): KeyObject {
+  let key = keys?.get(secret);
   if (!key) {
     key = createSecretKey(
       Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64"),
     );
-    if (keys.size >= 10_000) keys.clear();
-    keys.set(secret, key);
+    if (keys) {
+      if (keys.size >= 10_000) keys.clear();
+      keys.set(secret, key);
+    }
   }
   return key;
 }
 
-export function signatureFor(secret: string, webhookId: string, timestampSec: number, body: string): string {
-  const key = keyFor(secret);
+export function signatureFor(
+  secret: string,
+  webhookId: string,
+  timestampSec: number,
+  body: string,
+  keys?: SigningKeyCache,
+): string {
+  const key = keyFor(secret, keys);
   const mac = createHmac("sha256", key).update(`${webhookId}.${timestampSec}.${body}`).digest("base64");
   return `v1,${mac}`;
 }
@@ -35,6 +46,7 @@ export function webhookHeaders(
   webhookId: string,
   body: string,
   now: number = Date.now(),
+  keys?: SigningKeyCache,
 ): Record<string, string> {
   const timestamp = Math.floor(now / 1000);
   return {
@@ -42,6 +54,6 @@ export function webhookHeaders(
     "user-agent": USER_AGENT,
     "webhook-id": webhookId,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": signatureFor(secret, webhookId, timestamp, body),
+    "webhook-signature": signatureFor(secret, webhookId, timestamp, body, keys),
   };
 }
