@@ -145,45 +145,42 @@ export async function disarmAutoRechargeIfBelow(db: Q, accountId: string) {
     .executeTakeFirst();
 }
 
+/** An update of one sub-account of the agency (never another agency's). */
+function subaccountUpdate(db: Q, agencyId: string, subaccountId: string) {
+  return db
+    .updateTable("accounts")
+    .where("id", "=", subaccountId)
+    .where("parent_account_id", "=", agencyId)
+    .where("kind", "=", "subaccount");
+}
+
 /**
  * Sets a sub-account's auto-recharge. Turning it on arms it; changing it re-arms it only when the
  * balance is at or above the new threshold, so an event already sent for this dip is not repeated.
  */
-export async function setAutoRecharge(
+export function setAutoRecharge(
   db: Q,
   agencyId: string,
   subaccountId: string,
   threshold: number,
   rechargeAmount: number,
 ): Promise<boolean> {
-  const res = await db
-    .updateTable("accounts")
-    .set({
-      // Right-hand sides see the row before this update (SQL semantics on both databases).
-      auto_recharge_armed: sql`case when auto_recharge_threshold is null or credits >= ${threshold} then 1 else auto_recharge_armed end`,
-      auto_recharge_threshold: threshold,
-      auto_recharge_amount: rechargeAmount,
-      updated_at: Date.now(),
-    })
-    .where("id", "=", subaccountId)
-    .where("parent_account_id", "=", agencyId)
-    .where("kind", "=", "subaccount")
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  const update = subaccountUpdate(db, agencyId, subaccountId).set({
+    // Right-hand sides see the row before this update (SQL semantics on both databases).
+    auto_recharge_armed: sql`case when auto_recharge_threshold is null or credits >= ${threshold} then 1 else auto_recharge_armed end`,
+    auto_recharge_threshold: threshold,
+    auto_recharge_amount: rechargeAmount,
+    updated_at: Date.now(),
+  });
+  return update.executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0);
 }
 
-export async function clearAutoRecharge(db: Q, agencyId: string, subaccountId: string): Promise<boolean> {
-  const res = await db
-    .updateTable("accounts")
-    .set({
-      auto_recharge_threshold: null,
-      auto_recharge_amount: null,
-      auto_recharge_armed: 1,
-      updated_at: Date.now(),
-    })
-    .where("id", "=", subaccountId)
-    .where("parent_account_id", "=", agencyId)
-    .where("kind", "=", "subaccount")
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+export function clearAutoRecharge(db: Q, agencyId: string, subaccountId: string): Promise<boolean> {
+  const update = subaccountUpdate(db, agencyId, subaccountId).set({
+    auto_recharge_threshold: null,
+    auto_recharge_amount: null,
+    auto_recharge_armed: 1,
+    updated_at: Date.now(),
+  });
+  return update.executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0);
 }
