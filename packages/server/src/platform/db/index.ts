@@ -67,8 +67,11 @@ export interface DbOptions {
 export function openDatabase(options: DbOptions): Db {
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    // A client's error (the server restarting, a network cut) must never crash the process: idle
+    // clients report through the pool, clients checked out for a query through their own listener.
+    // The query in flight fails (503 to its caller) and the pool replaces the broken client.
     pool.on("error", () => {});
+    pool.on("connect", (client) => client.on("error", () => {}));
     return wrap(
       new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }),
       "postgres",
@@ -157,6 +160,22 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Databa
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * True when an error means the database cannot be reached right now (PostgreSQL shutting down or
+ * restarting, a refused or broken connection, SQLite's file locked past the busy timeout), so the
+ * request may be retried: answered 503, never 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  const code = e?.code ?? "";
+  if (/^(57P0[1-3]|08\d\d\d|53300)$/.test(code)) return true;
+  if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "SQLITE_BUSY"].includes(code)) return true;
+  const message = e?.message ?? "";
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not currently accepting connections/i.test(
+    message,
+  );
 }
 
 /** True when an error is a unique-constraint violation on either database. */

@@ -1,5 +1,6 @@
 // Maps every error to the one error model, in the form the route asks for. 5xx never leak internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { isDatabaseUnavailable } from "../db/index.ts";
 import {
   AppError,
   ERROR_STATUS,
@@ -57,6 +58,9 @@ function classify(err: FastifyError, request: FastifyRequest): { code: ErrorCode
   if (status === 415)
     return { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" };
   if (status >= 400 && status < 500) return { code: "VALIDATION_ERROR", message: err.message };
+  if (isDatabaseUnavailable(err)) {
+    return { code: "SERVICE_UNAVAILABLE", message: "The database is unavailable right now; retry shortly" };
+  }
   return { code: "INTERNAL_ERROR", message: INTERNAL_MESSAGE };
 }
 
@@ -66,6 +70,10 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
     return sendError(request, reply, err.code, err.message, err.headers);
   }
   const { code, message } = classify(err, request);
+  if (code === "SERVICE_UNAVAILABLE") {
+    request.log.warn({ err: { message: err.message, code: err.code } }, "database unavailable");
+    return sendError(request, reply, code, message, { "retry-after": "2" });
+  }
   if (ERROR_STATUS[code] >= 500) request.log.error({ err }, "request failed");
   else request.log.info({ code, message }, "request rejected");
   return sendError(request, reply, code, message);
