@@ -9,6 +9,7 @@ import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
 import { AppCaches, type AppContext, accountCreatedHooks, type Module } from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
+import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
@@ -52,7 +53,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const logger = createLogger(config.logLevel, options.logStream);
   const fastify = Fastify({
     loggerInstance: logger,
-    https: options.tls ? { key: options.tls.key, cert: options.tls.cert } : null,
+    https: options.tls
+      ? {
+          key: options.tls.key,
+          cert: options.tls.cert,
+          // Slow clients (a body trickling one byte every few seconds) are cut off at the request
+          // timeout; Node checks for them every second instead of every 30 s.
+          connectionsCheckingInterval: 1000,
+        }
+      : null,
+    requestTimeout: config.requestTimeoutMs,
     trustProxy: config.trustProxy,
     bodyLimit: BODY_LIMIT_BYTES,
     requestIdHeader: false,
@@ -73,7 +83,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await db.migrate();
-  const worker = new JobWorker({ db, log: logger.child({ component: "worker" }), ...options.worker });
+  const worker = new JobWorker({
+    db,
+    log: logger.child({ component: "worker" }),
+    leaseMs: config.jobLeaseMs,
+    ...options.worker,
+  });
   const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
   const modules = options.modules ?? MODULES;
   const caches = new AppCaches();
@@ -89,6 +104,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    cutOffSlowBody(request.raw, config.requestTimeoutMs);
     // Behind a TLS-terminating proxy, only requests that arrived over HTTPS are served.
     if (config.trustProxy && !isHealthRoute(request)) {
       const proto = String(request.headers["x-forwarded-proto"] ?? "")
@@ -104,12 +120,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           logger.warn({ err }, "account change listener failed"),
         ),
   );
-  app.addHook("onRequest", createAuthHook(db, keyCache));
-
   // Loaded only when configured: every module kept out of memory lowers the process's footprint.
   const redis = config.redisUrl
     ? new (await import("ioredis")).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })
     : null;
+  app.addHook(
+    "onRequest",
+    createAuthHook(db, keyCache, new AuthFailureLimiter(config.authFailuresPerMinute, redis)),
+  );
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,
@@ -200,6 +218,21 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await db.close();
     },
   };
+}
+
+/**
+ * A body must arrive whole within the request timeout. Node's own timeout covers the headers; once the
+ * request is handed over, a body trickling in one byte at a time would hold the connection (and the
+ * handler's memory) for as long as the client likes.
+ */
+function cutOffSlowBody(raw: FastifyRequest["raw"], timeoutMs: number): void {
+  const length = Number(raw.headers["content-length"] ?? 0);
+  if (length === 0 && raw.headers["transfer-encoding"] === undefined) return;
+  const timer = setTimeout(() => raw.socket?.destroy?.(), timeoutMs);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  raw.once("end", clear);
+  raw.once("close", clear);
 }
 
 function isHealthRoute(request: FastifyRequest): boolean {

@@ -19,6 +19,12 @@ export interface Config {
   deliveryRetryScheduleSeconds: number[];
   /** Total timeout of one webhook delivery attempt (15 s; tests lower it). */
   deliveryTimeoutMs: number;
+  /** How long a claimed job is a worker's before another worker may take it over (a dead worker's jobs). */
+  jobLeaseMs: number;
+  /** A request (headers and body) must arrive within this, or its connection is closed (slow clients). */
+  requestTimeoutMs: number;
+  /** Invalid API keys one client address may send per minute before it is refused (429). */
+  authFailuresPerMinute: number;
   logLevel: LogLevel;
   llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
   /** Credits (in whole credits) one bot reply costs, where metering applies. */
@@ -160,6 +166,10 @@ export function loadConfig(env: Env = process.env): Config {
     outboundAllowCidrs: cidrs(env, "OUTBOUND_ALLOW_CIDRS"),
     deliveryRetryScheduleSeconds: schedule(env, "DELIVERY_RETRY_SCHEDULE"),
     deliveryTimeoutMs: int(env, "DELIVERY_TIMEOUT_MS", 15_000, 100, 15_000),
+    // Longer than the slowest job (a delivery attempt: 15 s; an LLM reply with its retry).
+    jobLeaseMs: int(env, "JOB_LEASE_SECONDS", 60, 1, 3600) * 1000,
+    requestTimeoutMs: int(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
+    authFailuresPerMinute: int(env, "AUTH_FAILURES_PER_MINUTE", 30, 1, 10_000_000),
     logLevel,
     llm: {
       baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),

@@ -61,6 +61,8 @@ export function testConfig(db: TestDatabase, env: Record<string, string> = {}): 
     ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}),
     LOG_LEVEL: "silent",
     RATE_LIMIT_PER_MINUTE: "100000",
+    // Tests send invalid keys on purpose, many from one address.
+    AUTH_FAILURES_PER_MINUTE: "100000",
     OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8,::1/128",
     ...env,
   });

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from "fastify";
 import type { Db } from "../../platform/db/index.ts";
 import { AppError } from "../../platform/errors.ts";
+import type { AuthFailureLimiter } from "./auth-failures.ts";
 import type { CachedKey, KeyCache } from "./key-cache.ts";
 import { findAccountByKeyHash } from "./repo.ts";
 import { hashApiKey, sameHash } from "./service.ts";
@@ -12,7 +13,7 @@ function firstString(v: unknown): string | undefined {
   return undefined;
 }
 
-export function createAuthHook(db: Db, cache: KeyCache) {
+export function createAuthHook(db: Db, cache: KeyCache, failures: AuthFailureLimiter) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     request.auth = null;
     // Everything under /v1/ needs a key unless the route says otherwise; docs and health do not.
@@ -28,6 +29,14 @@ export function createAuthHook(db: Db, cache: KeyCache) {
       const where = mode === "header" ? "the x-api-key header" : "the apiKey query parameter";
       throw new AppError("UNAUTHORIZED", `Missing API key: send it in ${where}`);
     }
+    const waitSeconds = failures.blockedFor(request.ip);
+    if (waitSeconds > 0) {
+      throw new AppError(
+        "RATE_LIMITED",
+        `Too many failed authentication attempts from this address; retry in ${waitSeconds} seconds`,
+        { "retry-after": String(waitSeconds) },
+      );
+    }
     const keyHash = hashApiKey(key);
     // The generation is read before the look-up, so a write racing with it invalidates what we cache.
     const generation = cache.generation();
@@ -36,7 +45,10 @@ export function createAuthHook(db: Db, cache: KeyCache) {
       found = await findAccountByKeyHash(db.kysely, keyHash);
       if (found && generation !== null) cache.set(keyHash, found, generation);
     }
-    if (!found || !sameHash(found.keyHash, keyHash)) throw new AppError("UNAUTHORIZED", "Invalid API key");
+    if (!found || !sameHash(found.keyHash, keyHash)) {
+      await failures.recordFailure(request.ip);
+      throw new AppError("UNAUTHORIZED", "Invalid API key");
+    }
     request.auth = { account: found.account, keyId: found.keyId };
   };
 }

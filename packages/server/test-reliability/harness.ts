@@ -1,0 +1,167 @@
+// Shared parts of the reliability suite: real `parley` processes, a load of incoming messages, and a
+// local receiver for replies. Everything runs on loopback and stops by itself.
+import http from "node:http";
+import https from "node:https";
+import type { AddressInfo } from "node:net";
+import { openDatabase } from "../src/platform/db/index.ts";
+import type { TestDatabase } from "../test/helpers.ts";
+import { cliEnv, oneJsonLine, runCli, startServer } from "../test/process-helpers.ts";
+
+export type ServerProcess = Awaited<ReturnType<typeof startServer>> & { port: number };
+
+export async function start(args: string[], env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const server = await startServer(args, env);
+  const url = server.line.url ? new URL(String(server.line.url)) : null;
+  return { ...server, port: url ? Number(url.port) : 0 };
+}
+
+export async function kill(server: ServerProcess, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill(signal);
+  await server.exited;
+}
+
+export async function cli<T = Record<string, unknown>>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
+  return oneJsonLine<T>(await runCli(args, env));
+}
+
+export function envFor(database: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return cliEnv(database, {
+    PORT: "0",
+    HOST: "127.0.0.1",
+    RATE_LIMIT_PER_MINUTE: "10000000",
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
+    ...extra,
+  });
+}
+
+/** What a receiver saw: every POST, with its webhook-id and raw body. */
+export interface Receiver {
+  url: string;
+  hits: Array<{ webhookId: string; body: string; at: number }>;
+  /** Decides the answer of each request (default 200). */
+  answer: (n: number, req: http.IncomingMessage) => "ok" | "fail" | "hang" | "reset" | "slow";
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const hits: Receiver["hits"] = [];
+  let n = 0;
+  const receiver: Receiver = {
+    url: "",
+    hits,
+    answer: () => "ok",
+    close: async () => {},
+  };
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const mode = receiver.answer(++n, req);
+      if (mode === "reset") {
+        req.socket.destroy();
+        return;
+      }
+      if (mode === "hang") return; // never answers: the sender's timeout decides
+      const finish = () => {
+        hits.push({ webhookId: String(req.headers["webhook-id"]), body, at: Date.now() });
+        if (mode === "fail") res.writeHead(500).end("receiver down");
+        else res.writeHead(200).end("ok");
+      };
+      if (mode === "slow") setTimeout(finish, 300);
+      else finish();
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  return receiver;
+}
+
+/** Posts incoming messages from `senders` contacts in `concurrency` loops until stopped. */
+export function incomingLoad(options: {
+  port: () => number;
+  apiKey: string;
+  concurrency?: number;
+  senders?: number;
+  prefix: string;
+}) {
+  const acknowledged: string[] = [];
+  const statuses = new Map<number | string, number>();
+  let seq = 0;
+  let stopped = false;
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false });
+  const post = () =>
+    new Promise<void>((resolve) => {
+      const i = seq++;
+      const body = JSON.stringify({
+        customData: {
+          messageSid: `${options.prefix}-${i}`,
+          fromId: `user-${i % (options.senders ?? 50)}`,
+          toId: "biz",
+          body: `question ${i}: what are your opening hours?`,
+        },
+      });
+      const count = (k: number | string) => statuses.set(k, (statuses.get(k) ?? 0) + 1);
+      const req = https.request(
+        {
+          host: "127.0.0.1",
+          port: options.port(),
+          method: "POST",
+          path: `/v1/incoming_custom_channel_message?apiKey=${options.apiKey}`,
+          agent,
+          timeout: 10_000,
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          let data = "";
+          res.on("data", (c) => (data += c));
+          res.on("end", () => {
+            count(res.statusCode ?? 0);
+            if (res.statusCode === 200)
+              acknowledged.push((JSON.parse(data) as { messageId: string }).messageId);
+            resolve();
+          });
+          res.on("error", () => resolve());
+        },
+      );
+      req.on("timeout", () => req.destroy());
+      req.on("error", () => {
+        count("connection error");
+        // A refused connection (the server is down): wait a little before the next try.
+        setTimeout(resolve, 20);
+      });
+      req.end(body);
+    });
+  const loops = Array.from({ length: options.concurrency ?? 16 }, async () => {
+    while (!stopped) await post();
+  });
+  return {
+    acknowledged,
+    statuses,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+      agent.destroy();
+    },
+  };
+}
+
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string) {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Opens the database the processes share, for checks after the fact. */
+export function openShared(database: TestDatabase) {
+  return openDatabase(database);
+}
