@@ -35,12 +35,14 @@ export function envFor(database: TestDatabase, extra: Record<string, string> = {
   });
 }
 
-/** What a receiver saw: every POST, with its webhook-id and raw body. */
+export type ReceiverMode = "ok" | "fail" | "hang" | "reset" | "slow";
+
+/** What a receiver saw: every POST, with its webhook-id, raw body and how it was answered. */
 export interface Receiver {
   url: string;
-  hits: Array<{ webhookId: string; body: string; at: number }>;
-  /** Decides the answer of each request (default 200). */
-  answer: (n: number, req: http.IncomingMessage) => "ok" | "fail" | "hang" | "reset" | "slow";
+  hits: Array<{ webhookId: string; body: string; at: number; mode: ReceiverMode }>;
+  /** Decides the answer of each request (default 200); `n` counts all requests from 1. */
+  answer: (n: number, req: http.IncomingMessage) => ReceiverMode;
   close(): Promise<void>;
 }
 
@@ -58,13 +60,13 @@ export async function startReceiver(): Promise<Receiver> {
     req.on("data", (c) => (body += c));
     req.on("end", () => {
       const mode = receiver.answer(++n, req);
+      hits.push({ webhookId: String(req.headers["webhook-id"]), body, at: Date.now(), mode });
       if (mode === "reset") {
         req.socket.destroy();
         return;
       }
       if (mode === "hang") return; // never answers: the sender's timeout decides
       const finish = () => {
-        hits.push({ webhookId: String(req.headers["webhook-id"]), body, at: Date.now() });
         if (mode === "fail") res.writeHead(500).end("receiver down");
         else res.writeHead(200).end("ok");
       };
