@@ -53,10 +53,14 @@ export class GroupCommitter {
         const savepoint = this.sqlite.prepare("savepoint group_write");
         const release = this.sqlite.prepare("release savepoint group_write");
         const rollback = this.sqlite.prepare("rollback to savepoint group_write");
-        await this.kysely.transaction().execute((trx) => {
-          raised = collectSignals(trx);
+        // A transaction we commit and roll back ourselves: when SQLite rolls a transaction back on
+        // its own (a full disk, an I/O error), the error that did it is what every caller gets, not
+        // a later "cannot rollback - no transaction is active".
+        const trx = await this.kysely.startTransaction().execute();
+        raised = collectSignals(trx);
+        try {
           // While this batch holds the connection, prepared hot-path queries may use it directly.
-          return runRawInside(trx, this.sqlite, async () => {
+          await runRawInside(trx, this.sqlite, async () => {
             for (const item of batch) {
               if (batch.length === 1) {
                 outcomes.push({ ok: true, value: await item.work(trx) });
@@ -68,13 +72,24 @@ export class GroupCommitter {
                 release.run();
                 outcomes.push({ ok: true, value });
               } catch (error) {
+                // SQLite gave up the whole transaction: the batch fails with this error.
+                if (!this.sqlite.inTransaction) throw error;
                 rollback.run();
                 release.run();
                 outcomes.push({ ok: false, error });
               }
             }
-          }).finally(() => stopCollecting(trx));
-        });
+          });
+          await trx.commit().execute();
+        } catch (error) {
+          await trx
+            .rollback()
+            .execute()
+            .catch(() => undefined);
+          throw error;
+        } finally {
+          stopCollecting(trx);
+        }
         this.stats.batches++;
         this.stats.writes += batch.length;
         this.signals.deliver(raised);

@@ -178,6 +178,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   );
 }
 
+/** True when the disk (SQLite's file, a stored attachment) or PostgreSQL's storage is full. */
+export function isStorageFull(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code ?? "";
+  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "53100";
+}
+
 /** True when an error is a unique-constraint violation on either database. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string } | null;

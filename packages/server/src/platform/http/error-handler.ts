@@ -1,6 +1,6 @@
 // Maps every error to the one error model, in the form the route asks for. 5xx never leak internals.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { isDatabaseUnavailable } from "../db/index.ts";
+import { isDatabaseUnavailable, isStorageFull } from "../db/index.ts";
 import {
   AppError,
   ERROR_STATUS,
@@ -58,6 +58,12 @@ function classify(err: FastifyError, request: FastifyRequest): { code: ErrorCode
   if (status === 415)
     return { code: "UNSUPPORTED_MEDIA_TYPE", message: "Content-Type must be application/json" };
   if (status >= 400 && status < 500) return { code: "VALIDATION_ERROR", message: err.message };
+  if (isStorageFull(err)) {
+    return {
+      code: "SERVICE_UNAVAILABLE",
+      message: "The server's storage is full; nothing was stored. Retry later",
+    };
+  }
   if (isDatabaseUnavailable(err)) {
     return { code: "SERVICE_UNAVAILABLE", message: "The database is unavailable right now; retry shortly" };
   }
@@ -71,7 +77,7 @@ export function errorHandler(err: FastifyError, request: FastifyRequest, reply: 
   }
   const { code, message } = classify(err, request);
   if (code === "SERVICE_UNAVAILABLE") {
-    request.log.warn({ err: { message: err.message, code: err.code } }, "database unavailable");
+    request.log.error({ err: { message: err.message, code: err.code } }, message);
     return sendError(request, reply, code, message, { "retry-after": "2" });
   }
   if (ERROR_STATUS[code] >= 500) request.log.error({ err }, "request failed");
