@@ -14,7 +14,7 @@ const config = loadConfig({
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
 });
 const p = await buildApp(config);
-const acc = await createAccount(p.db, {
+const acc = await createAccount(p.ctx, {
   email: `i${Date.now()}@example.com`,
   password: "password123",
   kind: "standard",

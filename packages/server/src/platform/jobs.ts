@@ -166,6 +166,19 @@ export async function cancelQueuedJobs(db: Transaction<Database>, jobIds: string
   await db.deleteFrom("jobs").where("id", "in", jobIds).where("status", "=", "queued").execute();
 }
 
+/**
+ * PostgreSQL SQL that queues one job per row of `source` (columns id, type, account_id, subject_id,
+ * payload, run_at), for statements that write several tables in one round trip (a data-modifying
+ * CTE). The jobs table's columns are written here, next to enqueueJobs, and nowhere else.
+ */
+export function pgInsertJobsFrom(source: string): string {
+  return `insert into jobs (id, type, account_id, subject_id, payload, status, run_at, attempts,
+      max_attempts, lease_until, locked_by, last_error, created_at, updated_at)
+    select id, type, account_id, subject_id, payload, 'queued', run_at, 0, ${DEFAULT_MAX_ATTEMPTS},
+      null, null, null, run_at, run_at
+    from ${source}`;
+}
+
 /** Exponential backoff for handlers that throw: 1 s, 2 s, 4 s … capped at 10 min, ±20 % jitter. */
 export function backoffMs(attempt: number): number {
   const base = Math.min(1000 * 2 ** Math.max(0, attempt - 1), 600_000);

@@ -18,6 +18,7 @@ import type { IncomingMessage } from "./incoming-validation.ts";
 import { botReplyJob, mediaFetchJob } from "./jobs.ts";
 import { decodeDataUri, MAX_MEDIA_BYTES, sniff } from "./media/sniff.ts";
 import { storeBlob } from "./media/store.ts";
+import { batchable, storeBatched } from "./pg-ingest.ts";
 import {
   attemptsByMessage,
   findMessageByExternalId,
@@ -84,6 +85,20 @@ export async function acceptIncomingMessage(
   if (input.media) {
     const known = await findMessageByExternalId(db, accountId, input.messageSid);
     if (known) return { messageId: known.id, duplicate: true };
+  }
+
+  if (!input.media && input.type === "text" && batchable(ctx)) {
+    const messageId = await storeBatched(ctx, {
+      accountId,
+      messageSid: input.messageSid,
+      fromId: input.fromId,
+      toId: input.toId,
+      body: input.body,
+      status: input.status,
+      channel: input.channel,
+      campaignId: input.campaignId,
+    });
+    if (messageId) return { messageId, duplicate: false };
   }
 
   const media = await prepareMedia(ctx, input);

@@ -6,7 +6,13 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from "k
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import pg from "pg";
 import { AccountWriteTracker } from "./change-tracker.ts";
-import { type CommitListener, CommitSignals, collectSignals, stopCollecting } from "./commit-signals.ts";
+import {
+  type CommitListener,
+  type CommitSignal,
+  CommitSignals,
+  collectSignals,
+  stopCollecting,
+} from "./commit-signals.ts";
 import { GroupCommitter } from "./group-commit.ts";
 import * as m001 from "./migrations/001_initial.ts";
 import * as m002 from "./migrations/002_account_change_notify.ts";
@@ -31,6 +37,17 @@ export interface Db {
   write<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
   /** Listens for a signal raised inside this Db's committed writes; returns the unsubscribe. */
   onCommit(topic: string, listener: CommitListener): () => void;
+  /** Delivers signals of a write committed outside write() (a batched statement in autocommit). */
+  deliver(signals: CommitSignal[]): void;
+  /**
+   * PostgreSQL only: runs one statement in autocommit as a named prepared statement (parsed and
+   * planned once per connection, not per call), then delivers `signals` as after a committed write.
+   */
+  runNamed?<R>(
+    statement: { name: string; text: string },
+    values: unknown[],
+    signals?: string[],
+  ): Promise<R[]>;
   /** SQLite only: PRAGMA data_version, which changes when another connection commits. */
   dataVersion?(): number;
   /** Group-commit counters (SQLite): transactions committed and writes they held. */
@@ -72,10 +89,22 @@ export function openDatabase(options: DbOptions): Db {
     // The query in flight fails (503 to its caller) and the pool replaces the broken client.
     pool.on("error", () => {});
     pool.on("connect", (client) => client.on("error", () => {}));
-    return wrap(
+    const db = wrap(
       new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }),
       "postgres",
     );
+    return {
+      ...db,
+      async runNamed<R>(
+        statement: { name: string; text: string },
+        values: unknown[],
+        signals: string[] = [],
+      ) {
+        const result = await pool.query({ name: statement.name, text: statement.text, values });
+        db.deliver(signals.map((topic) => ({ topic })));
+        return result.rows as R[];
+      },
+    };
   }
   fs.mkdirSync(options.dataDir, { recursive: true });
   const file = path.join(options.dataDir, "parley.sqlite");
@@ -145,6 +174,7 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Databa
       return result;
     },
     onCommit: (topic, listener) => signals.on(topic, listener),
+    deliver: (raised) => signals.deliver(raised),
     groupStats: () => ({ ...(group?.stats ?? { batches: 0, writes: 0 }) }),
     async migrate() {
       const migrator = new Migrator({ db: kysely, provider: new StaticMigrations() });
