@@ -76,8 +76,6 @@ const conversationUpsert = prepared<
       oc.columns(["account_id", "contact_id"]).doUpdateSet((eb) => ({
         last_message_at: eb.ref("excluded.last_message_at"),
         updated_at: eb.ref("excluded.updated_at"),
-        // A new inbound message reopens a resolved conversation (same statement: the hot path).
-        status: "open",
       })),
     )
     .returning("id"),
