@@ -7,7 +7,7 @@ import { loadConfig } from "../packages/server/src/config.ts";
 import { createAccount } from "../packages/server/src/modules/accounts/service.ts";
 import { findOrCreateContactByExternalId } from "../packages/server/src/modules/contacts/repo.ts";
 import { createOutboundMessage } from "../packages/server/src/modules/delivery/outbound.ts";
-import { findOrCreateConversation } from "../packages/server/src/modules/messaging/repo.ts";
+import { findOrCreateConversation } from "../packages/server/src/modules/conversations/repo.ts";
 
 const N = Number(process.argv[2] ?? 3000);
 let seen = 0;

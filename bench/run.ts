@@ -23,7 +23,8 @@ const PARLEY_NODE_FLAGS = ["--max-semi-space-size=32"];
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = 50;
 const SCALE = Number(process.env.BENCH_SCALE ?? 1_000_000);
-const PG_URL = process.env.DATABASE_URL ?? null;
+// Without DATABASE_URL, a throw-away PostgreSQL cluster is started when its binaries exist (below).
+let PG_URL = process.env.DATABASE_URL ?? null;
 const DRAIN_MESSAGES = Number(process.env.BENCH_DRAIN ?? 10_000);
 
 interface Run {
@@ -113,12 +114,12 @@ function peakRssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-function incomingBody(): string {
+function incomingBody(fromId = "+14155550100", messageSid = "[<id>]"): string {
   // About 330 bytes, like the issue's baseline figure; [<id>] becomes a unique messageSid per request.
   return JSON.stringify({
     customData: {
-      messageSid: "[<id>]",
-      fromId: "+14155550100",
+      messageSid,
+      fromId,
       toId: "acme-support",
       body: "Hello! Are you open on Saturday morning, and is there parking near the shop?",
       channel: "webchat",
@@ -130,13 +131,38 @@ function incomingBody(): string {
   });
 }
 
-async function drive(port: number, urlPath: string, seconds: number, server: Run["server"]): Promise<Run> {
+let sequence = 0;
+
+/** One sender (every message from one contact), or `senders` contacts in rotation. */
+async function drive(
+  port: number,
+  urlPath: string,
+  seconds: number,
+  server: Run["server"],
+  senders = 1,
+): Promise<Run> {
+  const run = `${Date.now()}`;
   const result = await autocannon({
     url: `https://127.0.0.1:${port}${urlPath}`,
     method: "POST",
     headers: { "content-type": "application/json" },
     body: incomingBody(),
     idReplacement: true,
+    ...(senders > 1
+      ? {
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>) => {
+                const i = sequence++;
+                return {
+                  ...req,
+                  body: incomingBody(`+1415556${String(i % senders).padStart(4, "0")}`, `r${run}-${i}`),
+                };
+              },
+            },
+          ],
+        }
+      : {}),
     connections: CONNECTIONS,
     duration: seconds,
     // autocannon's TLS client must accept the self-signed certificate.
@@ -182,6 +208,10 @@ async function freshPgDatabase(name: string): Promise<string> {
 
 interface IngestionResult {
   database: "sqlite" | "postgres";
+  /** Contacts the messages come from, in rotation (1: one contact sends everything). */
+  senders: number;
+  /** API processes behind the load (the load split across their ports); 1 worker when more than 1. */
+  apiProcesses: number;
   runs: Run[];
   parley: { rps: number; p50: number; p99: number };
   baseline: { rps: number; p50: number; p99: number };
@@ -191,7 +221,11 @@ interface IngestionResult {
   stored: number;
 }
 
-async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResult> {
+async function ingestion(
+  database: "sqlite" | "postgres",
+  senders = 1,
+  apiProcesses = 1,
+): Promise<IngestionResult> {
   const dataDir = tmpDir();
   const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_ingest") : null;
   const env = childEnv(dataDir, databaseUrl);
@@ -200,6 +234,13 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
     env,
   );
   const parley = await serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env);
+  // Scale-out: more API processes on the same database, and one worker process draining bot jobs.
+  const more = await Promise.all(
+    Array.from({ length: apiProcesses - 1 }, () =>
+      serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env),
+    ),
+  );
+  const worker = apiProcesses > 1 ? await serve([...PARLEY_NODE_FLAGS, BIN, "worker"], env) : null;
   const tlsDir = path.join(dataDir, "tls");
   const baseline = await serve(
     [
@@ -211,9 +252,24 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
   );
   const parleyPath = `/v1/incoming_custom_channel_message?apiKey=${account.apiKey}`;
   const basePath = "/v1/incoming_custom_channel_message";
-  log(`${database}: warming up`);
+  const label = `${database}, ${senders} sender${senders > 1 ? "s" : ""}, ${apiProcesses} API process${apiProcesses > 1 ? "es" : ""}`;
+  /** Parley's load: split across every API process's port, the results added up. */
+  const driveParley = async (seconds: number): Promise<Run> => {
+    const ports = [parley.port, ...more.map((m) => m.port)];
+    const parts = await Promise.all(ports.map((port) => drive(port, parleyPath, seconds, "parley", senders)));
+    return parts.reduce((a, b) => ({
+      server: "parley",
+      rps: a.rps + b.rps,
+      p50: Math.max(a.p50, b.p50),
+      p99: Math.max(a.p99, b.p99),
+      non2xx: a.non2xx + b.non2xx,
+      ok: a.ok + b.ok,
+      errors: a.errors + b.errors,
+    }));
+  };
+  log(`${label}: warming up`);
   await drive(baseline.port, basePath, 3, "baseline");
-  const warm = await drive(parley.port, parleyPath, 3, "parley");
+  const warm = await driveParley(3);
   const runs: Run[] = [];
   let acknowledged = warm.ok;
   // A B A B: drift on the machine (thermal, neighbours) cancels out in the averages.
@@ -222,13 +278,15 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
       ["parley", parley.port, parleyPath],
       ["baseline", baseline.port, basePath],
     ] as const) {
-      log(`${database}: ${who} run ${i + 1}, ${SECONDS} s at ${CONNECTIONS} connections`);
-      const run = await drive(port, p, SECONDS, who);
+      log(`${label}: ${who} run ${i + 1}, ${SECONDS} s at ${CONNECTIONS} connections`);
+      const run = who === "parley" ? await driveParley(SECONDS) : await drive(port, p, SECONDS, who);
       if (who === "parley") acknowledged += run.ok;
       runs.push(run);
     }
   }
   const rss = peakRssMb(parley.child.pid!);
+  for (const m of more) await m.stop();
+  await worker?.stop();
   await parley.stop();
   await baseline.stop();
   const stored = await countMessages(dataDir, databaseUrl);
@@ -241,6 +299,8 @@ async function ingestion(database: "sqlite" | "postgres"): Promise<IngestionResu
   const b = { rps: avg("baseline", "rps"), p50: avg("baseline", "p50"), p99: avg("baseline", "p99") };
   return {
     database,
+    senders,
+    apiProcesses,
     runs,
     parley: p,
     baseline: b,
@@ -428,7 +488,7 @@ function markdown(r: {
   ];
   for (const i of r.ingestion) {
     lines.push(
-      `| Parley, ${i.database}${i.database === "sqlite" ? " (synchronous=FULL)" : " (synchronous_commit=on)"} | ${i.parley.rps} | ${i.parley.p50} | ${i.parley.p99} | ${i.peakRssMb} | **${i.ratio}×** | ${i.acknowledged} ≤ ${i.stored} ${i.stored >= i.acknowledged ? "✓" : "✗"} |`,
+      `| Parley, ${i.database}${i.database === "sqlite" ? " (synchronous=FULL)" : " (synchronous_commit=on)"}${(i.senders ?? 1) > 1 ? `, ${i.senders} rotating senders` : ", one sender"}${(i.apiProcesses ?? 1) > 1 ? `, ${i.apiProcesses} API processes + 1 worker` : ""} | ${i.parley.rps} | ${i.parley.p50} | ${i.parley.p99} | ${i.peakRssMb} | **${i.ratio}×** | ${i.acknowledged} ≤ ${i.stored} ${i.stored >= i.acknowledged ? "✓" : "✗"} |`,
       `| bare Fastify baseline | ${i.baseline.rps} | ${i.baseline.p50} | ${i.baseline.p99} | | 1× | |`,
     );
   }
@@ -475,8 +535,82 @@ const results = {
   drain: [] as DrainResult[],
   lookup: null as LookupResult | null,
 };
-const databases: Array<"sqlite" | "postgres"> = PG_URL ? ["sqlite", "postgres"] : ["sqlite"];
-if (only.includes("ingestion")) for (const d of databases) results.ingestion.push(await ingestion(d));
+/**
+ * A PostgreSQL cluster of the bench's own (as .ci/run starts one): initdb into a temporary folder, on a
+ * free loopback port, with the server's defaults (fsync and synchronous_commit on). Null when the
+ * binaries are not installed.
+ */
+async function startThrowawayPostgres(): Promise<{ url: string; stop(): void } | null> {
+  const { execFileSync } = await import("node:child_process");
+  const fromPath = (() => {
+    try {
+      return path.dirname(fs.realpathSync(execFileSync("which", ["initdb"], { encoding: "utf8" }).trim()));
+    } catch {
+      return null;
+    }
+  })();
+  const debian = fs.existsSync("/usr/lib/postgresql")
+    ? fs
+        .readdirSync("/usr/lib/postgresql")
+        .sort((a, b) => Number(b) - Number(a))
+        .map((v) => `/usr/lib/postgresql/${v}/bin`)
+        .find((d) => fs.existsSync(`${d}/initdb`))
+    : undefined;
+  const bin = fromPath ?? debian;
+  if (!bin) return null;
+  const dir = tmpDir();
+  const root = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) =>
+    root
+      ? execFileSync("runuser", ["-u", "postgres", "--", `${bin}/${cmd}`, ...args], {
+          cwd: "/",
+          stdio: "ignore",
+        })
+      : execFileSync(`${bin}/${cmd}`, args, { stdio: "ignore" });
+  if (root) execFileSync("chown", ["-R", "postgres", dir]);
+  run("initdb", ["-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale"]);
+  const port = await new Promise<number>((resolve) => {
+    const srv = http.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const p = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  run("pg_ctl", [
+    "-D",
+    `${dir}/data`,
+    "-l",
+    `${dir}/postgres.log`,
+    "-w",
+    "-o",
+    `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c max_connections=200`,
+    "start",
+  ]);
+  log(`started a throw-away PostgreSQL (${bin}) on port ${port}`);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: () => {
+      run("pg_ctl", ["-D", `${dir}/data`, "-m", "fast", "-w", "stop"]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const throwaway = PG_URL ? null : await startThrowawayPostgres();
+if (throwaway) PG_URL = throwaway.url;
+// BENCH_DATABASES=postgres runs one database only (a partial run, like BENCH_ONLY).
+const databases = (process.env.BENCH_DATABASES?.split(",") ??
+  (PG_URL ? ["sqlite", "postgres"] : ["sqlite"])) as Array<"sqlite" | "postgres">;
+if (only.includes("ingestion")) {
+  for (const d of databases) {
+    results.ingestion.push(await ingestion(d));
+    // PostgreSQL is the scale-out path: also 1,000 rotating senders, and two API processes.
+    if (d === "postgres") {
+      results.ingestion.push(await ingestion(d, 1000));
+      results.ingestion.push(await ingestion(d, 1000, 2));
+    }
+  }
+}
 if (only.includes("drain")) for (const d of databases) results.drain.push(await deliveryDrain(d));
 if (only.includes("lookup")) results.lookup = await lookups();
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
@@ -495,3 +629,4 @@ fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, "latest.json"), `${JSON.stringify(results, null, 2)}\n`);
 fs.writeFileSync(path.join(outDir, "latest.md"), md);
 log("wrote bench/results/latest.json and latest.md");
+throwaway?.stop();
