@@ -5,12 +5,15 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest } from "fastify";
+import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
 import { AppCaches, type AppContext, accountCreatedHooks, type Module } from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
 import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
+import { newSetupToken } from "./modules/accounts/users-repo.ts";
+import { registerWebApp } from "./modules/app-api/static.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
@@ -19,6 +22,7 @@ import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
 import { newId } from "./platform/ids.ts";
 import { JobWorker } from "./platform/jobs.ts";
+import { inProcessLive, postgresLive } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import type { TlsMaterial } from "./platform/tls.ts";
@@ -36,6 +40,8 @@ export interface BuildOptions {
   /** Worker tuning (tests use short polls and leases). */
   worker?: { concurrency?: number; pollIntervalMs?: number; leaseMs?: number };
   modules?: Module[];
+  /** The web app's built files (default packages/web/dist). */
+  webDist?: string;
 }
 
 export interface Parley {
@@ -92,6 +98,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
   const modules = options.modules ?? MODULES;
   const caches = new AppCaches();
+  const live =
+    db.dialect === "postgres"
+      ? postgresLive(
+          config.databaseUrl ?? "",
+          async (channel, payload) => {
+            await sql`select pg_notify(${channel}, ${payload})`.execute(db.kysely);
+          },
+          (err) => logger.warn({ err }, "live update listener failed"),
+        )
+      : inProcessLive();
   const ctx: AppContext = {
     config,
     db,
@@ -100,6 +116,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     fetcher,
     onAccountCreated: accountCreatedHooks(modules),
     caches,
+    live,
+    // A fresh install (no account yet) can be onboarded from elsewhere only with this token.
+    setup: { token: await newSetupToken(db) },
   };
 
   app.addHook("onRequest", async (request, reply) => {
@@ -193,8 +212,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     mod.jobs?.(worker, ctx);
   }
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, "NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}`),
+  // The web app (packages/web/dist) at /, its client-side routes answered with index.html.
+  const webApp = await registerWebApp(app, options.webDist);
+  app.setNotFoundHandler(
+    (request, reply) =>
+      webApp(request, reply) ??
+      sendError(request, reply, "NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}`),
   );
 
   await app.ready();
@@ -213,6 +236,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       for (const mod of modules) await mod.close?.();
       await fetcher.close();
       await keyCache.close();
+      await live.close();
       if (redis) redis.disconnect();
       caches.clear();
       await db.close();

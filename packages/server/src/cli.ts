@@ -9,6 +9,7 @@ import { openDatabase } from "./platform/db/index.ts";
 import { AppError } from "./platform/errors.ts";
 import { startHttpRefuser } from "./platform/http/refuser.ts";
 import { JobWorker } from "./platform/jobs.ts";
+import { inProcessLive } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import { loadTls } from "./platform/tls.ts";
@@ -47,11 +48,23 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
     },
     "parley is serving",
   );
+  if (parley.ctx.setup.token) {
+    app.log.info(
+      { setupPath: `/onboarding?setupToken=${parley.ctx.setup.token}` },
+      "no account yet: open the setup link (or browse from this machine) to create the first one",
+    );
+  }
   const address = app.server.address();
   print({
     status: "serving",
     url: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}`,
     worker: withWorker,
+    // A fresh install: the one-time link to onboard from a browser that is not on this server.
+    ...(parley.ctx.setup.token
+      ? {
+          setupUrl: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}/onboarding?setupToken=${parley.ctx.setup.token}`,
+        }
+      : {}),
   });
   onShutdown(async () => {
     await refuser?.close();
@@ -139,6 +152,9 @@ async function main(argv: string[]): Promise<void> {
           fetcher,
           onAccountCreated: accountCreatedHooks(MODULES),
           caches,
+          // Commands publish nothing a browser waits for; the setup token belongs to `serve`.
+          live: inProcessLive(),
+          setup: { token: null },
         }),
       );
     } finally {

@@ -7,6 +7,7 @@ import type { Db } from "./platform/db/index.ts";
 import type { Database } from "./platform/db/schema.ts";
 import type { App } from "./platform/http/types.ts";
 import type { JobWorker } from "./platform/jobs.ts";
+import type { Live } from "./platform/live.ts";
 import type { SafeFetcher } from "./platform/safe-fetch.ts";
 
 export interface AppContext {
@@ -20,6 +21,13 @@ export interface AppContext {
   onAccountCreated: AccountCreatedHook[];
   /** Caches owned by this app instance (cleared when it closes), never by a module's top level. */
   caches: AppCaches;
+  /** "A conversation changed" for the web app's live updates (publish after the commit). */
+  live: Live;
+  /**
+   * The one-time onboarding token of a fresh install (no account yet): printed at start, needed to
+   * onboard from anywhere but the server itself; null once an account exists.
+   */
+  setup: { token: string | null };
 }
 
 export interface NewAccountInfo {

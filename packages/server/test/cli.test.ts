@@ -21,6 +21,7 @@ describe("parley CLI", () => {
       "003_drop_job_lease_index",
       "004_drop_message_conversation_index",
       "005_delivery_attempt_details",
+      "006_web_app",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -20,7 +20,8 @@ export function createAuthHook(db: Db, cache: KeyCache, failures: AuthFailureLim
     const mode =
       request.routeOptions.config?.auth ??
       (request.routeOptions.url?.startsWith("/v1/") ? "query-or-header" : "none");
-    if (mode === "none") return;
+    // Session routes (the web app) authenticate with their cookie in the app-api module's hook.
+    if (mode === "none" || mode === "session") return;
     const header = firstString(request.headers["x-api-key"]);
     const query = firstString((request.query as Record<string, unknown> | undefined)?.apiKey);
     // The credits endpoint takes only the header: a key in the query string is ignored there.

@@ -30,7 +30,13 @@ export async function updateAccount(db: Q, accountId: string, patch: AccountUpda
 export async function insertUser(
   db: Q,
   accountId: string,
-  user: { id: string; email: string; passwordHash: string; role: "owner" | "member" },
+  user: {
+    id: string;
+    email: string;
+    passwordHash: string;
+    role: "owner" | "admin" | "agent";
+    name?: string | null;
+  },
 ): Promise<void> {
   await db
     .insertInto("users")
@@ -40,6 +46,7 @@ export async function insertUser(
       email: user.email,
       password_hash: user.passwordHash,
       role: user.role,
+      name: user.name ?? null,
       created_at: Date.now(),
     })
     .execute();

@@ -76,6 +76,8 @@ const conversationUpsert = prepared<
       oc.columns(["account_id", "contact_id"]).doUpdateSet((eb) => ({
         last_message_at: eb.ref("excluded.last_message_at"),
         updated_at: eb.ref("excluded.updated_at"),
+        // A new inbound message reopens a resolved conversation (same statement: the hot path).
+        status: "open",
       })),
     )
     .returning("id"),
@@ -293,7 +295,8 @@ export async function pauseBot(db: Q, accountId: string, conversationId: string,
  */
 export function pgTouchConversationsFrom(source: string): string {
   return `update conversations cv
-    set last_message_at = greatest(cv.last_message_at, x.at), updated_at = greatest(cv.updated_at, x.at)
+    set last_message_at = greatest(cv.last_message_at, x.at), updated_at = greatest(cv.updated_at, x.at),
+      status = 'open'
     from (select conversation_id, account_id, max(at) as at from ${source} group by conversation_id, account_id) x
     where cv.id = x.conversation_id and cv.account_id = x.account_id`;
 }

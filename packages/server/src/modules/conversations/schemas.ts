@@ -21,6 +21,12 @@ export const ConversationJson = Type.Object(
     lastMessageAt: Type.String(),
     createdAt: Type.String(),
     updatedAt: Type.String(),
+    status: Type.Union([Type.Literal("open"), Type.Literal("resolved")], {
+      description: "open or resolved (in the inbox); a new incoming message reopens it",
+    }),
+    assigneeId: Type.Union([Type.String(), Type.Null()], {
+      description: "The user (usr_…) the conversation is assigned to in the inbox",
+    }),
   },
   { description: "A conversation with its bot state (extension)" },
 );

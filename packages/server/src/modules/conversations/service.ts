@@ -5,6 +5,7 @@ import type { AccountRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { decodeCursor } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
+import * as inbox from "./inbox-repo.ts";
 import * as repo from "./repo.ts";
 import type { ConversationListQuery } from "./schemas.ts";
 
@@ -24,6 +25,8 @@ export function conversationView(account: AccountRow, c: repo.ConversationWithCo
     lastMessageAt: iso(c.last_message_at),
     createdAt: iso(c.created_at),
     updatedAt: iso(c.updated_at),
+    status: c.status,
+    assigneeId: c.assignee_id,
   };
 }
 
@@ -66,4 +69,111 @@ export async function setConversationBot(
   const found = await repo.setBotState(db.kysely, accountId, conversationId, active);
   if (!found) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
   return requireConversation(db, accountId, conversationId);
+}
+
+// --- the web app's inbox ----------------------------------------------------------------------------
+
+export interface InboxQuery {
+  status?: "open" | "resolved" | undefined;
+  humanAlert?: boolean | undefined;
+  /** "me", "unassigned" or a user id. */
+  assignee?: string | undefined;
+  channel?: string | undefined;
+  campaignId?: string | undefined;
+  q?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+function encodeInboxCursor(row: { last_message_at: number; id: string }): string {
+  return Buffer.from(`${row.last_message_at}:${row.id}`, "utf8").toString("base64url");
+}
+
+function decodeInboxCursor(cursor: string | undefined): { at: number; id: string } | null {
+  if (!cursor) return null;
+  const m = /^(\d{1,16}):([a-z]{2,4}_[0-9a-z]{26})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!m) throw new AppError("INVALID_CURSOR", "cursor is not valid");
+  return { at: Number(m[1]), id: m[2] as string };
+}
+
+/** A page of the inbox, newest activity first; rows carry contact, assignee, unread count. */
+export async function pageInbox(db: Db, accountId: string, userId: string, query: InboxQuery) {
+  const limit = query.limit ?? 50;
+  const assigneeId =
+    query.assignee === undefined || query.assignee === ""
+      ? undefined
+      : query.assignee === "me"
+        ? userId
+        : query.assignee === "unassigned"
+          ? null
+          : query.assignee;
+  const rows = await inbox.pageInbox(db.kysely, accountId, {
+    status: query.status,
+    humanAlert: query.humanAlert,
+    assigneeId,
+    channel: query.channel,
+    campaignId: query.campaignId,
+    q: query.q,
+    after: decodeInboxCursor(query.cursor),
+    limit,
+  });
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return { rows: page, hasMore, nextCursor: hasMore && last ? encodeInboxCursor(last) : null };
+}
+
+export async function requireInboxRow(db: Db, accountId: string, conversationId: string) {
+  const [row] = await inbox.pageInbox(db.kysely, accountId, { conversationId, limit: 1 });
+  if (!row) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
+  return row;
+}
+
+export interface InboxChange {
+  status?: "open" | "resolved" | undefined;
+  /** null unassigns; the id must be a user of the account (checked by the caller's `isUser`). */
+  assigneeId?: string | null | undefined;
+  botPaused?: boolean | undefined;
+  /** Only false: clears the alert. */
+  humanAlert?: false | undefined;
+}
+
+/**
+ * Applies a person's change from the inbox. Resuming the bot also clears the alert (the person hands
+ * the conversation back), as on /v1.
+ */
+export async function changeInboxState(
+  db: Db,
+  accountId: string,
+  conversationId: string,
+  change: InboxChange,
+  isUser: (userId: string) => Promise<boolean>,
+): Promise<void> {
+  const patch: inbox.InboxPatch = {};
+  if (change.status !== undefined) patch.status = change.status;
+  if (change.assigneeId !== undefined) {
+    if (change.assigneeId !== null && !(await isUser(change.assigneeId))) {
+      throw new AppError("VALIDATION_ERROR", `assigneeId: no user ${change.assigneeId} in this account`);
+    }
+    patch.assignee_id = change.assigneeId;
+  }
+  if (change.botPaused !== undefined) {
+    patch.bot_paused = change.botPaused ? 1 : 0;
+    if (!change.botPaused) {
+      patch.human_alert = 0;
+      patch.human_alert_reason = null;
+    }
+  }
+  if (change.humanAlert === false) {
+    patch.human_alert = 0;
+    patch.human_alert_reason = null;
+  }
+  const found = await db.write((trx) =>
+    inbox.updateInboxState(trx, accountId, conversationId, patch, Date.now()),
+  );
+  if (!found) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
+}
+
+export async function markConversationRead(db: Db, accountId: string, conversationId: string) {
+  await db.write((trx) => inbox.markRead(trx, accountId, conversationId, Date.now()));
 }

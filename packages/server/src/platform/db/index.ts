@@ -19,6 +19,7 @@ import * as m002 from "./migrations/002_account_change_notify.ts";
 import * as m003 from "./migrations/003_drop_job_lease_index.ts";
 import * as m004 from "./migrations/004_drop_message_conversation_index.ts";
 import * as m005 from "./migrations/005_delivery_attempt_details.ts";
+import * as m006 from "./migrations/006_web_app.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "003_drop_job_lease_index": m003,
   "004_drop_message_conversation_index": m004,
   "005_delivery_attempt_details": m005,
+  "006_web_app": m006,
 };
 
 class StaticMigrations implements MigrationProvider {

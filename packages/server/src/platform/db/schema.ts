@@ -1,7 +1,7 @@
 // Table types for Kysely. One schema for SQLite and PostgreSQL, so only portable column types:
 // text, integer/bigint (times are epoch milliseconds, credits are hundredths), booleans as 0/1,
 // JSON as text.
-import type { Insertable, Selectable, Updateable } from "kysely";
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
 
 export type Bool = 0 | 1;
 
@@ -34,7 +34,40 @@ export interface UsersTable {
   account_id: string;
   email: string;
   password_hash: string;
-  role: "owner" | "member";
+  role: "owner" | "admin" | "agent";
+  /** Shown in the inbox (sender of a human reply); null = the e-mail is shown. */
+  name: string | null;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  /** SHA-256 of the cookie's token; the token itself is never stored. */
+  token_hash: string;
+  csrf_token: string;
+  created_at: number;
+  /** Sliding: moved forward as the session is used. */
+  expires_at: number;
+}
+
+export interface InvitesTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: "admin" | "agent";
+  token_hash: string;
+  created_by: string | null;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+}
+
+export interface SignInFailuresTable {
+  id: string;
+  /** `email:<address>` or `ip:<address>`. */
+  key: string;
   created_at: number;
 }
 
@@ -106,6 +139,12 @@ export interface ConversationsTable {
   last_message_at: number;
   created_at: number;
   updated_at: number;
+  /** Defaults to open; a new inbound message reopens a resolved conversation. */
+  status: Generated<"open" | "resolved">;
+  /** The user the conversation is assigned to. */
+  assignee_id: string | null;
+  /** When someone last opened it in the inbox (inbound messages after it are unread). */
+  last_read_at: Generated<number>;
 }
 
 export interface MessagesTable {
@@ -216,6 +255,9 @@ export interface EventsTable {
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
+  sessions: SessionsTable;
+  invites: InvitesTable;
+  sign_in_failures: SignInFailuresTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
   contacts: ContactsTable;
@@ -231,6 +273,9 @@ export interface Database {
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type InviteRow = Selectable<InvitesTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type JobRow = Selectable<JobsTable>;

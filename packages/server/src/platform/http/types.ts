@@ -14,8 +14,10 @@ import type { ErrorForm } from "../errors.ts";
  * `query-or-header`: `apiKey` query parameter or `x-api-key` header (the default for /v1).
  * `header`: only the `x-api-key` header (the credits grant endpoint).
  * `none`: public (health, docs).
+ * `session`: the web app's /app/api routes, authenticated by the session cookie in their own hook
+ * (the API-key hook skips them).
  */
-export type AuthMode = "query-or-header" | "header" | "none";
+export type AuthMode = "query-or-header" | "header" | "none" | "session";
 
 export interface AuthContext {
   account: AccountRow;

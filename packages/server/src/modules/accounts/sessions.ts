@@ -1,0 +1,178 @@
+// Browser sessions of the web app: e-mail + argon2id password sign-in (failures counted in the
+// database per account and per address, so every node enforces the same limit), a random cookie
+// token stored only as its SHA-256, a per-session CSRF token, 30-day sliding expiry.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
+import type { Db } from "../../platform/db/index.ts";
+import type { AccountRow, SessionRow, UserRow } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import { normaliseEmail } from "../../platform/text.ts";
+import { findAccountById } from "./repo.ts";
+import * as users from "./users-repo.ts";
+
+export const SESSION_COOKIE = "parley_session";
+export const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** A session is extended (one write) at most once a day. */
+const EXTEND_AFTER_MS = 24 * 3600_000;
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+export const SIGN_IN_MAX_FAILURES_PER_ACCOUNT = 10;
+export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
+export const MIN_PASSWORD_LENGTH = 8;
+
+export type Role = UserRow["role"];
+
+export interface SessionInfo {
+  session: SessionRow;
+  user: UserRow;
+  account: AccountRow;
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** Constant-time string equality. */
+export function sameSecret(a: string, b: string): boolean {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length === bb.length && timingSafeEqual(ba, bb);
+}
+
+export function checkPassword(password: string, field = "password"): void {
+  if (typeof password !== "string" || password.length < MIN_PASSWORD_LENGTH) {
+    throw new AppError("VALIDATION_ERROR", `${field} must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return argon2Hash(password);
+}
+
+// A fixed hash to verify against when the e-mail is unknown, so both cases take the same time.
+let dummyHash: Promise<string> | null = null;
+
+export async function verifyPassword(hash: string | null, password: string): Promise<boolean> {
+  dummyHash ??= argon2Hash("parley-no-such-user");
+  const against = hash ?? (await dummyHash);
+  const ok = await argon2Verify(against, password).catch(() => false);
+  return ok && hash !== null;
+}
+
+/** A new session for the user; the token goes into the cookie and is never stored. */
+export async function createSession(
+  db: Db,
+  user: Pick<UserRow, "id" | "account_id">,
+): Promise<{ token: string; session: SessionRow }> {
+  const token = newToken();
+  const now = Date.now();
+  const session: SessionRow = {
+    id: `ses_${randomBytes(16).toString("base64url")}`,
+    account_id: user.account_id,
+    user_id: user.id,
+    token_hash: hashToken(token),
+    csrf_token: randomBytes(24).toString("base64url"),
+    created_at: now,
+    expires_at: now + SESSION_TTL_MS,
+  };
+  await db.write((trx) => users.insertSession(trx, session));
+  return { token, session };
+}
+
+/**
+ * The session behind a cookie token, or null (unknown, expired). Extends the expiry (sliding) when
+ * the last extension is over a day old; `extended` tells the caller to refresh the cookie.
+ */
+export async function resolveSession(
+  db: Db,
+  token: string,
+): Promise<(SessionInfo & { extended: boolean }) | null> {
+  if (!token || token.length > 200) return null;
+  const found = await users.findSessionByTokenHash(db.kysely, hashToken(token));
+  const now = Date.now();
+  if (!found || found.session.expires_at <= now) return null;
+  const account = await findAccountById(db.kysely, found.session.account_id);
+  if (!account) return null;
+  let extended = false;
+  if (found.session.expires_at - now < SESSION_TTL_MS - EXTEND_AFTER_MS) {
+    const expiresAt = now + SESSION_TTL_MS;
+    await db.write((trx) => users.extendSession(trx, found.session.id, expiresAt));
+    found.session.expires_at = expiresAt;
+    extended = true;
+  }
+  return { ...found, account, extended };
+}
+
+export async function endSession(db: Db, sessionId: string): Promise<void> {
+  await db.write((trx) => users.deleteSession(trx, sessionId));
+}
+
+/**
+ * E-mail + password sign-in. Refused with 429 while the account or the address has too many recent
+ * failures (before the password is even checked); a failure is recorded for both.
+ */
+export async function signIn(
+  db: Db,
+  input: { email: string; password: string; address: string },
+): Promise<{ token: string; session: SessionRow; user: UserRow }> {
+  const email = normaliseEmail(String(input.email ?? ""));
+  const now = Date.now();
+  const since = now - SIGN_IN_WINDOW_MS;
+  const keys = [`email:${email}`, `ip:${input.address}`];
+  const [byAccount, byAddress] = await Promise.all([
+    users.countFailuresSince(db.kysely, keys[0] as string, since),
+    users.countFailuresSince(db.kysely, keys[1] as string, since),
+  ]);
+  if (byAccount >= SIGN_IN_MAX_FAILURES_PER_ACCOUNT || byAddress >= SIGN_IN_MAX_FAILURES_PER_ADDRESS) {
+    throw new AppError("RATE_LIMITED", "Too many failed sign-in attempts; try again in 15 minutes", {
+      "retry-after": String(Math.ceil(SIGN_IN_WINDOW_MS / 1000)),
+    });
+  }
+  const user = email ? await users.findUserByEmail(db.kysely, email) : undefined;
+  const ok = await verifyPassword(user?.password_hash ?? null, String(input.password ?? ""));
+  if (!user || !ok) {
+    await db.write((trx) => users.recordFailures(trx, keys, now, now - 24 * 3600_000));
+    throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
+  }
+  const { token, session } = await createSession(db, user);
+  return { token, session, user };
+}
+
+/** Changes the signed-in user's password; the user's other sessions end. */
+export async function changePassword(
+  db: Db,
+  info: SessionInfo,
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
+  checkPassword(newPassword, "newPassword");
+  if (!(await verifyPassword(info.user.password_hash, currentPassword))) {
+    throw new AppError("INVALID_CREDENTIALS", "currentPassword is wrong");
+  }
+  const hash = await hashPassword(newPassword);
+  await db.write(async (trx) => {
+    await users.setPasswordHash(trx, info.account.id, info.user.id, hash);
+    await users.deleteOtherSessions(trx, info.account.id, info.user.id, info.session.id);
+  });
+}
+
+/** The session JSON of the contract. */
+export function sessionView(info: { user: UserRow; account: AccountRow; session: SessionRow }) {
+  return {
+    user: {
+      id: info.user.id,
+      email: info.user.email,
+      name: info.user.name,
+      role: info.user.role,
+    },
+    account: { id: info.account.id, name: info.account.name, kind: info.account.kind },
+    csrfToken: info.session.csrf_token,
+  };
+}
+
+export function canManage(role: Role): boolean {
+  return role === "owner" || role === "admin";
+}

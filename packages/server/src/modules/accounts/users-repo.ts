@@ -1,0 +1,241 @@
+// Users, browser sessions, invites and sign-in failures (the web app's people). Account id first in
+// every function that acts on one tenant; look-ups by a secret's hash are the only global ones.
+import { randomBytes } from "node:crypto";
+import type { Kysely, Transaction } from "kysely";
+import type { Db } from "../../platform/db/index.ts";
+import type { Database, InviteRow, SessionRow, UserRow } from "../../platform/db/schema.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export async function anyAccountExists(db: Q): Promise<boolean> {
+  const row = await db.selectFrom("accounts").select("id").limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A one-time onboarding token while the database holds no account; null afterwards. */
+export async function newSetupToken(db: Db): Promise<string | null> {
+  return (await anyAccountExists(db.kysely)) ? null : randomBytes(24).toString("base64url");
+}
+
+// ---- users -------------------------------------------------------------------------------------
+
+export async function findUserByEmail(db: Q, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
+}
+
+export async function findUser(db: Q, accountId: string, userId: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", userId)
+    .executeTakeFirst();
+}
+
+export async function listUsers(db: Q, accountId: string): Promise<UserRow[]> {
+  return db.selectFrom("users").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
+}
+
+export async function findUsersByIds(
+  db: Q,
+  accountId: string,
+  ids: string[],
+): Promise<Map<string, Pick<UserRow, "id" | "name" | "email">>> {
+  const out = new Map<string, Pick<UserRow, "id" | "name" | "email">>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .selectFrom("users")
+    .select(["id", "name", "email"])
+    .where("account_id", "=", accountId)
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  for (const r of rows) out.set(r.id, r);
+  return out;
+}
+
+export async function setPasswordHash(
+  db: Q,
+  accountId: string,
+  userId: string,
+  passwordHash: string,
+): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ password_hash: passwordHash })
+    .where("account_id", "=", accountId)
+    .where("id", "=", userId)
+    .execute();
+}
+
+/** Removes a non-owner user and their sessions; false when there is no such (non-owner) user. */
+export async function deleteUser(db: Q, accountId: string, userId: string): Promise<boolean> {
+  await db.deleteFrom("sessions").where("account_id", "=", accountId).where("user_id", "=", userId).execute();
+  const res = await db
+    .deleteFrom("users")
+    .where("account_id", "=", accountId)
+    .where("id", "=", userId)
+    .where("role", "!=", "owner")
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+// ---- sessions ----------------------------------------------------------------------------------
+
+export async function insertSession(db: Q, row: SessionRow): Promise<void> {
+  await db.insertInto("sessions").values(row).execute();
+}
+
+export async function findSessionByTokenHash(
+  db: Q,
+  tokenHash: string,
+): Promise<{ session: SessionRow; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom("sessions")
+    .innerJoin("users", "users.id", "sessions.user_id")
+    .selectAll("sessions")
+    .select([
+      "users.email as u_email",
+      "users.name as u_name",
+      "users.role as u_role",
+      "users.password_hash as u_password_hash",
+      "users.created_at as u_created_at",
+    ])
+    .where("sessions.token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { u_email, u_name, u_role, u_password_hash, u_created_at, ...session } = row;
+  return {
+    session,
+    user: {
+      id: session.user_id,
+      account_id: session.account_id,
+      email: u_email,
+      name: u_name,
+      role: u_role,
+      password_hash: u_password_hash,
+      created_at: u_created_at,
+    },
+  };
+}
+
+export async function extendSession(db: Q, sessionId: string, expiresAt: number): Promise<void> {
+  await db.updateTable("sessions").set({ expires_at: expiresAt }).where("id", "=", sessionId).execute();
+}
+
+export async function deleteSession(db: Q, sessionId: string): Promise<void> {
+  await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
+}
+
+/** Every session of the user but one (a password change signs the other devices out). */
+export async function deleteOtherSessions(
+  db: Q,
+  accountId: string,
+  userId: string,
+  keepSessionId: string,
+): Promise<void> {
+  await db
+    .deleteFrom("sessions")
+    .where("account_id", "=", accountId)
+    .where("user_id", "=", userId)
+    .where("id", "!=", keepSessionId)
+    .execute();
+}
+
+export async function deleteExpiredSessions(db: Q, now: number): Promise<void> {
+  await db.deleteFrom("sessions").where("expires_at", "<", now).execute();
+}
+
+// ---- invites -----------------------------------------------------------------------------------
+
+export async function insertInvite(db: Q, row: InviteRow): Promise<void> {
+  await db.insertInto("invites").values(row).execute();
+}
+
+/** Open invites (not accepted, not expired), newest first. */
+export async function listOpenInvites(db: Q, accountId: string, now: number): Promise<InviteRow[]> {
+  return db
+    .selectFrom("invites")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("accepted_at", "is", null)
+    .where("expires_at", ">", now)
+    .orderBy("id", "desc")
+    .execute();
+}
+
+export async function deleteInvite(db: Q, accountId: string, inviteId: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom("invites")
+    .where("account_id", "=", accountId)
+    .where("id", "=", inviteId)
+    .where("accepted_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) > 0;
+}
+
+/** An invite that can still be accepted, with its account's name. */
+export async function findOpenInviteByTokenHash(
+  db: Q,
+  tokenHash: string,
+  now: number,
+): Promise<(InviteRow & { account_name: string }) | undefined> {
+  return db
+    .selectFrom("invites")
+    .innerJoin("accounts", "accounts.id", "invites.account_id")
+    .selectAll("invites")
+    .select("accounts.name as account_name")
+    .where("invites.token_hash", "=", tokenHash)
+    .where("invites.accepted_at", "is", null)
+    .where("invites.expires_at", ">", now)
+    .executeTakeFirst();
+}
+
+/** Marks the invite used; false when someone else used it first. */
+export async function markInviteAccepted(db: Q, accountId: string, inviteId: string, at: number) {
+  const res = await db
+    .updateTable("invites")
+    .set({ accepted_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", inviteId)
+    .where("accepted_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+// ---- sign-in failures --------------------------------------------------------------------------
+
+export async function countFailuresSince(db: Q, key: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom("sign_in_failures")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("key", "=", key)
+    .where("created_at", ">=", since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function recordFailures(db: Q, keys: string[], at: number, olderThan: number): Promise<void> {
+  await db
+    .deleteFrom("sign_in_failures")
+    .where("key", "in", keys)
+    .where("created_at", "<", olderThan)
+    .execute();
+  await db
+    .insertInto("sign_in_failures")
+    .values(keys.map((key) => ({ id: randomBytes(12).toString("base64url"), key, created_at: at })))
+    .execute();
+}
+
+// ---- API key (the settings page shows its prefix) ----------------------------------------------
+
+export async function findApiKeyInfo(
+  db: Q,
+  accountId: string,
+): Promise<{ prefix: string; createdAt: number } | undefined> {
+  const row = await db
+    .selectFrom("api_keys")
+    .select(["key_prefix", "created_at"])
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return row ? { prefix: row.key_prefix, createdAt: row.created_at } : undefined;
+}

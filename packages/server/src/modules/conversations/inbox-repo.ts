@@ -1,0 +1,176 @@
+// The inbox's reads and writes on conversations: pages by last activity (newest first) with filters
+// and search, status, assignee and the read mark. Account id first in every function.
+import { type Kysely, type SqlBool, sql, type Transaction } from "kysely";
+import type { ConversationRow, Database, MessageRow } from "../../platform/db/schema.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export interface InboxFilter {
+  status?: "open" | "resolved" | undefined;
+  humanAlert?: boolean | undefined;
+  /** A user id, or null for unassigned. */
+  assigneeId?: string | null | undefined;
+  channel?: string | undefined;
+  campaignId?: string | undefined;
+  q?: string | undefined;
+  /** Start after this (last_message_at, id). */
+  after?: { at: number; id: string } | null;
+  limit: number;
+  /** Only this conversation (the detail view reads the same row). */
+  conversationId?: string;
+}
+
+export type InboxRow = ConversationRow & {
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+  contact_external_id: string | null;
+  contact_bot_active: number;
+  assignee_name: string | null;
+  assignee_email: string | null;
+  last_message_id: string | null;
+  unread_count: number;
+};
+
+function likePattern(q: string): string {
+  return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promise<InboxRow[]> {
+  let query = db
+    .selectFrom("conversations as c")
+    .innerJoin("contacts as ct", "ct.id", "c.contact_id")
+    .leftJoin("users as u", (j) =>
+      j.onRef("u.id", "=", "c.assignee_id").onRef("u.account_id", "=", "c.account_id"),
+    )
+    .selectAll("c")
+    .select([
+      "ct.first_name as contact_first_name",
+      "ct.last_name as contact_last_name",
+      "ct.phone as contact_phone",
+      "ct.email as contact_email",
+      "ct.external_id as contact_external_id",
+      "ct.bot_active as contact_bot_active",
+      "u.name as assignee_name",
+      "u.email as assignee_email",
+      sql<
+        string | null
+      >`(select m.id from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id order by m.id desc limit 1)`.as(
+        "last_message_id",
+      ),
+      sql<number>`(select count(*) from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.direction = 'inbound' and m.created_at > c.last_read_at)`.as(
+        "unread_count",
+      ),
+    ])
+    .where("c.account_id", "=", accountId);
+  if (f.conversationId !== undefined) query = query.where("c.id", "=", f.conversationId);
+  if (f.status) query = query.where("c.status", "=", f.status);
+  if (f.humanAlert !== undefined) query = query.where("c.human_alert", "=", f.humanAlert ? 1 : 0);
+  if (f.assigneeId === null) query = query.where("c.assignee_id", "is", null);
+  else if (f.assigneeId !== undefined) query = query.where("c.assignee_id", "=", f.assigneeId);
+  if (f.channel) query = query.where("c.channel", "=", f.channel);
+  if (f.campaignId) query = query.where("c.campaign_id", "=", f.campaignId);
+  if (f.q?.trim()) {
+    const p = likePattern(f.q.trim());
+    query = query.where(
+      sql<SqlBool>`(
+        lower(coalesce(ct.first_name, '') || ' ' || coalesce(ct.last_name, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.phone, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.email, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.external_id, '')) like ${p} escape '\\'
+        or exists (select 1 from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id
+                   and lower(m.body) like ${p} escape '\\')
+      )`,
+    );
+  }
+  if (f.after) {
+    const { at, id } = f.after;
+    query = query.where((eb) =>
+      eb.or([
+        eb("c.last_message_at", "<", at),
+        eb.and([eb("c.last_message_at", "=", at), eb("c.id", "<", id)]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy("c.last_message_at", "desc")
+    .orderBy("c.id", "desc")
+    .limit(f.limit + 1)
+    .execute();
+  return rows.map((r) => ({ ...r, unread_count: Number(r.unread_count) }));
+}
+
+/** Messages by id (the last message of each conversation of a page). */
+export async function messagesByIds(db: Q, accountId: string, ids: string[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "in", ids)
+    .execute();
+}
+
+/** The conversation's last `limit` messages, oldest first (one conversation per contact). */
+export async function lastMessagesOf(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  limit: number,
+): Promise<MessageRow[]> {
+  const rows = await db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.reverse();
+}
+
+export interface InboxPatch {
+  status?: "open" | "resolved";
+  assignee_id?: string | null;
+  bot_paused?: 0 | 1;
+  human_alert?: 0;
+  human_alert_reason?: null;
+  last_read_at?: number;
+}
+
+export async function updateInboxState(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  patch: InboxPatch,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("conversations")
+    .set({ ...patch, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Marks a conversation read now (does not count as activity). */
+export async function markRead(db: Q, accountId: string, conversationId: string, at: number): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ last_read_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .execute();
+}
+
+/** A removed teammate's conversations become unassigned. */
+export async function unassignUser(db: Q, accountId: string, userId: string): Promise<void> {
+  await db
+    .updateTable("conversations")
+    .set({ assignee_id: null })
+    .where("account_id", "=", accountId)
+    .where("assignee_id", "=", userId)
+    .execute();
+}

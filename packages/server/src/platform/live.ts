@@ -1,0 +1,119 @@
+// Live updates for the web app: "this conversation changed" per account. In-process on SQLite (one
+// API process owns the file); on PostgreSQL through LISTEN/NOTIFY on one channel, so a message taken
+// by another API process (or a worker) reaches the browsers connected to this one.
+import { EventEmitter } from "node:events";
+import pg from "pg";
+
+export interface LiveEvent {
+  conversationId: string;
+}
+
+export type LiveListener = (event: LiveEvent) => void;
+
+export interface Live {
+  /** Call after the change is committed; never throws, never waits for the listeners. */
+  publish(accountId: string, event: LiveEvent): void;
+  /** Returns the unsubscribe. */
+  subscribe(accountId: string, listener: LiveListener): () => void;
+  close(): Promise<void>;
+}
+
+export const LIVE_CHANNEL = "parley_live";
+
+class LocalHub {
+  private readonly emitter = new EventEmitter();
+  constructor() {
+    // One listener per open browser tab: no leak warning at 11.
+    this.emitter.setMaxListeners(0);
+  }
+  emit(accountId: string, event: LiveEvent): void {
+    this.emitter.emit(accountId, event);
+  }
+  on(accountId: string, listener: LiveListener): () => void {
+    // Each subscriber is isolated: a throwing listener must not stop the others.
+    const safe = (e: LiveEvent) => {
+      try {
+        listener(e);
+      } catch {}
+    };
+    this.emitter.on(accountId, safe);
+    return () => this.emitter.off(accountId, safe);
+  }
+  clear(): void {
+    this.emitter.removeAllListeners();
+  }
+}
+
+/** SQLite (or no shared database): subscribers in this process only. */
+export function inProcessLive(): Live {
+  const hub = new LocalHub();
+  return {
+    publish: (accountId, event) => queueMicrotask(() => hub.emit(accountId, event)),
+    subscribe: (accountId, listener) => hub.on(accountId, listener),
+    close: async () => hub.clear(),
+  };
+}
+
+/**
+ * PostgreSQL: publish is a NOTIFY (through the pool), and one LISTEN client per process, reconnected
+ * after an error, hands notifications to the local subscribers. While it is reconnecting, events
+ * published on this node still reach this node's subscribers directly.
+ */
+export function postgresLive(
+  databaseUrl: string,
+  notify: (channel: string, payload: string) => Promise<void>,
+  onError: (err: unknown) => void,
+): Live {
+  const hub = new LocalHub();
+  let closed = false;
+  let listening = false;
+  let client: pg.Client | null = null;
+  const connect = async () => {
+    if (closed) return;
+    const c = new pg.Client({ connectionString: databaseUrl });
+    c.on("notification", (msg) => {
+      if (msg.channel !== LIVE_CHANNEL || !msg.payload) return;
+      try {
+        const { a, c: conversationId } = JSON.parse(msg.payload) as { a: string; c: string };
+        if (typeof a === "string" && typeof conversationId === "string") hub.emit(a, { conversationId });
+      } catch {}
+    });
+    c.on("error", (err) => {
+      listening = false;
+      onError(err);
+      void c.end().catch(() => {});
+      if (!closed) setTimeout(() => void connect(), 1000).unref();
+    });
+    try {
+      await c.connect();
+      await c.query(`listen ${LIVE_CHANNEL}`);
+      if (closed) {
+        await c.end().catch(() => {});
+        return;
+      }
+      client = c;
+      listening = true;
+    } catch (err) {
+      onError(err);
+      void c.end().catch(() => {});
+      if (!closed) setTimeout(() => void connect(), 1000).unref();
+    }
+  };
+  void connect();
+  return {
+    publish(accountId, event) {
+      if (closed) return;
+      if (!listening) queueMicrotask(() => hub.emit(accountId, event));
+      notify(LIVE_CHANNEL, JSON.stringify({ a: accountId, c: event.conversationId })).catch((err) => {
+        onError(err);
+      });
+    },
+    subscribe: (accountId, listener) => hub.on(accountId, listener),
+    async close() {
+      closed = true;
+      listening = false;
+      hub.clear();
+      await client?.end().catch(() => {});
+    },
+  };
+}
