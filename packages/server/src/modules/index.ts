@@ -1,6 +1,7 @@
 // Every domain module, in registration order. Each folder owns its routes, schemas, rules and SQL.
 import type { Module } from "../context.ts";
 import { accountsModule } from "./accounts/index.ts";
+import { appApiModule } from "./app-api/index.ts";
 import { botModule } from "./bot/index.ts";
 import { contactsModule } from "./contacts/index.ts";
 import { conversationsModule } from "./conversations/index.ts";
@@ -18,4 +19,6 @@ export const MODULES: Module[] = [
   deliveryModule,
   botModule,
   creditsModule,
+  // The web app's door, after the domains it calls.
+  appApiModule,
 ];

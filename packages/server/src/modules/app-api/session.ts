@@ -1,0 +1,59 @@
+// The web app's door: the session cookie authenticates, the x-csrf-token header guards every
+// state-changing request. Runs as the onRequest hook of each session route.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
+import { resolveSession, SESSION_COOKIE, type SessionInfo, sameSecret } from "../accounts/sessions.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+const signedIn = new WeakMap<FastifyRequest, SessionInfo>();
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const i = part.indexOf("=");
+    if (i < 0) continue;
+    if (part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: number): void {
+  const maxAge = Math.max(0, Math.floor((expiresAt - Date.now()) / 1000));
+  reply.header(
+    "set-cookie",
+    `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=${maxAge}`,
+  );
+}
+
+export function clearSessionCookie(reply: FastifyReply): void {
+  reply.header("set-cookie", `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`);
+}
+
+export function createSessionHook(ctx: AppContext) {
+  return async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+    const info = token ? await resolveSession(ctx.db, token) : null;
+    if (!token || !info) throw new AppError("UNAUTHORIZED", "Sign in first");
+    if (!SAFE_METHODS.has(request.method)) {
+      const given = request.headers["x-csrf-token"];
+      if (typeof given !== "string" || !sameSecret(given, info.session.csrf_token)) {
+        throw new AppError("CSRF_FAILED", "Missing or wrong x-csrf-token header");
+      }
+    }
+    if (info.extended) setSessionCookie(reply, token, info.session.expires_at);
+    signedIn.set(request, info);
+  };
+}
+
+/** The signed-in person of a session route. */
+export function sessionOf(request: FastifyRequest): SessionInfo {
+  const info = signedIn.get(request);
+  if (!info) throw new Error("session route reached without a session");
+  return info;
+}
+
+/** The client's address as the server sees it: the socket's, or the proxy's X-Forwarded-For when trusted. */
+export function clientAddress(ctx: AppContext, request: FastifyRequest): string {
+  return (ctx.config.trustProxy ? request.ip : request.socket.remoteAddress) ?? "";
+}

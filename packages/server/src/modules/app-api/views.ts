@@ -1,0 +1,119 @@
+// The web app's JSON for conversations and messages (docs/app-api.md), assembled from the domains'
+// reads: the inbox row (conversations), the thread and its delivery attempts (messaging), names (accounts).
+import type { Db } from "../../platform/db/index.ts";
+import type { MessageRow } from "../../platform/db/schema.ts";
+import { iso } from "../../platform/text.ts";
+import { findUsersByIds } from "../accounts/users-repo.ts";
+import { type InboxRow, lastMessagesOf, messagesByIds } from "../conversations/inbox-repo.ts";
+import { attemptsByMessage } from "../messaging/repo.ts";
+import { messageView } from "../messaging/view.ts";
+
+export const THREAD_SIZE = 200;
+
+export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefined) {
+  const name = [row.contact_first_name, row.contact_last_name].filter((p) => p?.trim()).join(" ");
+  const alert = Number(row.human_alert) === 1;
+  return {
+    id: row.id,
+    contact: {
+      id: row.contact_id,
+      name: name || null,
+      fromId: row.contact_external_id,
+      phone: row.contact_phone,
+      email: row.contact_email,
+    },
+    channel: row.channel,
+    campaignId: row.campaign_id,
+    lastMessage: lastMessage
+      ? { body: lastMessage.body, direction: lastMessage.direction, createdAt: iso(lastMessage.created_at) }
+      : null,
+    unreadCount: Number(row.unread_count),
+    humanAlert: alert,
+    humanAlertReason: alert ? row.human_alert_reason : null,
+    assignee: row.assignee_id
+      ? { id: row.assignee_id, name: row.assignee_name ?? row.assignee_email ?? null }
+      : null,
+    status: row.status,
+    botPaused: Number(row.bot_paused) === 1,
+    lastMessageAt: iso(row.last_message_at),
+  };
+}
+
+/** Conversation JSON for a page of rows: their last messages in one query. */
+export async function conversationsJson(db: Db, accountId: string, rows: InboxRow[]) {
+  const ids = rows.flatMap((r) => (r.last_message_id ? [r.last_message_id] : []));
+  const byId = new Map((await messagesByIds(db.kysely, accountId, ids)).map((m) => [m.id, m]));
+  return rows.map((r) => conversationJson(r, r.last_message_id ? byId.get(r.last_message_id) : undefined));
+}
+
+export function messageJson(
+  m: MessageRow,
+  attempts: Parameters<typeof messageView>[1],
+  senderName: string | null,
+  reactions: MessageRow[],
+) {
+  const v = messageView(m, attempts);
+  return {
+    id: v.id,
+    direction: v.direction,
+    type: v.type,
+    sender: v.sender,
+    senderName,
+    body: v.body,
+    status: v.status,
+    error: v.error,
+    deliveryAttempts: v.deliveryAttempts,
+    media: m.media_state
+      ? {
+          state: m.media_state,
+          contentType: m.media_content_type,
+          reason: m.media_reason,
+          url: `/app/api/messages/${m.id}/media`,
+        }
+      : null,
+    reactions: reactions.map((r) => ({ body: r.body, createdAt: iso(r.created_at) })),
+    createdAt: v.createdAt,
+  };
+}
+
+/** Messages with their attempts and sender names (reply or resend answers). */
+export async function messagesJson(db: Db, accountId: string, messages: MessageRow[]) {
+  const [attempts, users] = await Promise.all([
+    attemptsByMessage(
+      db.kysely,
+      accountId,
+      messages.filter((m) => m.direction === "outbound").map((m) => m.id),
+    ),
+    findUsersByIds(
+      db.kysely,
+      accountId,
+      messages.flatMap((m) => (m.sender === "human" && m.user_id ? [m.user_id] : [])),
+    ),
+  ]);
+  // Reactions go with the message they react to, when it is in the thread.
+  const inThread = new Set(messages.map((m) => m.id));
+  const reactionsOf = new Map<string, MessageRow[]>();
+  const shown: MessageRow[] = [];
+  for (const m of messages) {
+    const target = m.type === "reaction" ? m.reaction_to_message_id : null;
+    if (target && inThread.has(target)) {
+      reactionsOf.set(target, [...(reactionsOf.get(target) ?? []), m]);
+    } else {
+      shown.push(m);
+    }
+  }
+  return shown.map((m) => {
+    const user = m.user_id ? users.get(m.user_id) : undefined;
+    return messageJson(
+      m,
+      attempts.get(m.id) ?? [],
+      m.sender === "human" && user ? (user.name ?? user.email) : null,
+      reactionsOf.get(m.id) ?? [],
+    );
+  });
+}
+
+export async function threadJson(db: Db, accountId: string, row: InboxRow) {
+  const messages = await lastMessagesOf(db.kysely, accountId, row.contact_id, THREAD_SIZE);
+  return messagesJson(db, accountId, messages);
+}
