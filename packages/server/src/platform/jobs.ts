@@ -74,6 +74,21 @@ export interface JobContext {
    * undefined.
    */
   finishIn(trx: Transaction<Database>): Promise<void>;
+  /**
+   * For a handler that ends its job in a statement of its own (PostgreSQL, autocommit: see
+   * pgDeleteClaimedJobsFrom): the job's id and lock token, and `finished()` to call once that
+   * statement succeeded, so the worker writes nothing more.
+   */
+  readonly claim: { id: string; lockedBy: string | null };
+  finished(): void;
+}
+
+/**
+ * PostgreSQL SQL deleting the claimed jobs listed by `source` (columns id, locked_by): for handlers
+ * that end their jobs in the same statement as their outcomes (see JobContext.claim).
+ */
+export function pgDeleteClaimedJobsFrom(source: string): string {
+  return `delete from jobs j using ${source} where j.id = x.id and j.locked_by = x.locked_by`;
 }
 
 /** A handler returns nothing when done, or asks to run again at a given time (its own schedule). */
@@ -411,6 +426,10 @@ export class JobWorker {
       log,
       finishIn: async (trx) => {
         await deleteClaimedJob.all(trx, { id: job.id, lockedBy: job.locked_by });
+        finished = true;
+      },
+      claim: { id: job.id, lockedBy: job.locked_by },
+      finished: () => {
         finished = true;
       },
     };

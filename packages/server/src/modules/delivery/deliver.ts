@@ -12,6 +12,7 @@ import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
 import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
 import { type AttemptResult, errorJson, NOT_CONFIGURED, nextRetryDelayMs, postSigned } from "./attempt.ts";
+import { deliverMessageOnPostgres } from "./deliver-pg.ts";
 import * as repo from "./repo.ts";
 
 type Outcome = { status: "sent" | "failed"; error: string | null; at: number };
@@ -128,6 +129,12 @@ export type DeliverWhat = { messageId: string; trigger?: "scheduled" | "manual" 
 export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContext): Promise<JobResult> {
   const accountId = job.accountId;
   if (!accountId) return { dead: true, error: `${job.type} job without an account` };
+  // A resend's first run is the person's; its retries, like every other attempt, are scheduled.
+  const trigger =
+    "trigger" in what && what.trigger === "manual" && job.attempt === 1 ? "manual" : "scheduled";
+  if ("messageId" in what && ctx.db.runNamed) {
+    return deliverMessageOnPostgres(ctx, accountId, what.messageId, trigger, job);
+  }
   const target =
     "messageId" in what
       ? await messageTarget(ctx, accountId, what.messageId)
@@ -147,9 +154,6 @@ export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContex
     return undefined;
   }
 
-  // A resend's first run is the person's; its retries, like every other attempt, are scheduled.
-  const trigger =
-    "trigger" in what && what.trigger === "manual" && job.attempt === 1 ? "manual" : "scheduled";
   const previous = await repo.countAttempts(ctx.db.kysely, accountId, target.ref);
   const result = await postSigned(ctx, target.url, target.secret, target.webhookId, target.body);
   const at = Date.now();

@@ -106,3 +106,27 @@ export async function countAttempts(
     : await attemptsOfEvent.first(db, { accountId, eventId: ref.event_id ?? "" });
   return Number(row?.n ?? 0);
 }
+
+/** The columns of a delivery attempt, in the order of pgInsertAttemptSql's placeholders. */
+export const ATTEMPT_COLUMNS = [
+  "id",
+  "account_id",
+  "message_id",
+  "event_id",
+  "attempted_at",
+  "duration_ms",
+  "status_code",
+  "error_class",
+  "error_message",
+  "response_body",
+  "url",
+  "attempt_number",
+  "trigger",
+  "next_attempt_at",
+] as const;
+
+/** PostgreSQL SQL inserting the attempts listed by `source` (columns as ATTEMPT_COLUMNS). */
+export function pgInsertAttemptsFrom(source: string): string {
+  return `insert into delivery_attempts (${ATTEMPT_COLUMNS.join(", ")})
+    select ${ATTEMPT_COLUMNS.join(", ")} from ${source}`;
+}

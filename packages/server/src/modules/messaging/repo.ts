@@ -230,3 +230,28 @@ export async function lastChannelOf(db: Q, accountId: string, contactId: string)
     .executeTakeFirst();
   return row?.channel ?? null;
 }
+
+/**
+ * PostgreSQL SQL setting a message's delivery outcome (a failure never overwrites a success), for the
+ * delivery statement that records attempt, outcome and job end in one round trip.
+ */
+export function pgSetDeliveryOutcomeSql(p: {
+  accountId: string;
+  id: string;
+  status: string;
+  error: string;
+  at: string;
+}): string {
+  return `update messages set status = ${p.status}, error = ${p.error}, updated_at = ${p.at}
+    where account_id = ${p.accountId} and id = ${p.id} and (${p.status} = 'sent' or status <> 'sent')`;
+}
+
+/**
+ * PostgreSQL SQL setting the delivery outcome of every message listed by `source` (columns
+ * account_id, id, status, error, at); a failure never overwrites a success.
+ */
+export function pgSetDeliveryOutcomesFrom(source: string): string {
+  return `update messages m set status = x.status, error = x.error, updated_at = x.at
+    from ${source}
+    where m.account_id = x.account_id and m.id = x.id and (x.status = 'sent' or m.status <> 'sent')`;
+}
