@@ -107,7 +107,7 @@ export async function countAttempts(
   return Number(row?.n ?? 0);
 }
 
-/** The columns of a delivery attempt, in the order of pgInsertAttemptSql's placeholders. */
+/** The columns of a delivery attempt, in the order the batched statements pass them. */
 export const ATTEMPT_COLUMNS = [
   "id",
   "account_id",
