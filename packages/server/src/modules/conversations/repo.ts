@@ -291,7 +291,8 @@ export async function pauseBot(db: Q, accountId: string, conversationId: string,
 /**
  * PostgreSQL SQL that moves each conversation's last activity to its newest message among the rows
  * of `source` (columns conversation_id, account_id, at), one update per conversation however many
- * messages a batch holds for it. For the batched incoming statement (messaging/pg-ingest.ts).
+ * messages a batch holds for it, and reopens it when resolved (as the one-message upsert does). For
+ * the batched incoming statement (messaging/pg-ingest.ts).
  */
 export function pgTouchConversationsFrom(source: string): string {
   return `update conversations cv
