@@ -91,11 +91,18 @@ export async function messagesJson(db: Db, accountId: string, messages: MessageR
     ),
   ]);
   // Reactions go with the message they react to, when it is in the thread.
+  // (by message id, or by the client's messageSid when the reaction arrived before its id was known).
   const inThread = new Set(messages.map((m) => m.id));
+  const bySid = new Map(messages.flatMap((m) => (m.external_id ? [[m.external_id, m.id] as const] : [])));
   const reactionsOf = new Map<string, MessageRow[]>();
   const shown: MessageRow[] = [];
   for (const m of messages) {
-    const target = m.type === "reaction" ? m.reaction_to_message_id : null;
+    const target =
+      m.type !== "reaction"
+        ? null
+        : (m.reaction_to_message_id ??
+          (m.reaction_to_external_id ? bySid.get(m.reaction_to_external_id) : undefined) ??
+          null);
     if (target && inThread.has(target)) {
       reactionsOf.set(target, [...(reactionsOf.get(target) ?? []), m]);
     } else {
