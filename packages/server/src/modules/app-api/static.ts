@@ -32,7 +32,7 @@ export async function registerWebApp(app: App, root: string = WEB_DIST): Promise
   await app.register(fastifyStatic, {
     root: distRoot,
     prefix: "/",
-    index: false,
+    index: "index.html",
     wildcard: true,
     cacheControl: false,
     serveDotFiles: false,

@@ -1,0 +1,81 @@
+// The web app's files at /: index.html for client-side routes (never cached), hashed assets cached
+// for good, API paths keeping their JSON 404; without a build, / says the app is not built.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, startTestApp, type TestApp } from "./helpers.ts";
+
+describe("web app built", () => {
+  let t: TestApp;
+  let dist: string;
+  beforeAll(async () => {
+    dist = fs.mkdtempSync(path.join(os.tmpdir(), "parley-web-"));
+    fs.mkdirSync(path.join(dist, "assets"));
+    fs.writeFileSync(path.join(dist, "index.html"), "<!doctype html><title>Parley app</title>");
+    fs.writeFileSync(path.join(dist, "assets", "index-abc123.js"), "console.log(1)");
+    fs.writeFileSync(path.join(dist, "favicon.svg"), "<svg/>");
+    t = await startTestApp({}, { webDist: dist });
+  });
+  afterAll(async () => {
+    await t?.close();
+    fs.rmSync(dist, { recursive: true, force: true });
+  });
+
+  it("answers / and client-side routes with index.html, not cached", async () => {
+    for (const url of [
+      "/",
+      "/inbox",
+      "/inbox/cv_123",
+      "/settings",
+      "/invite/abc",
+      "/onboarding?setupToken=x",
+    ]) {
+      const res = await t.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers["content-type"]).toMatch(/text\/html/);
+      expect(res.headers["cache-control"]).toBe("no-cache");
+      expect(res.body).toContain("Parley app");
+    }
+  });
+
+  it("serves hashed assets immutable and other files revalidated", async () => {
+    const asset = await t.inject({ method: "GET", url: "/assets/index-abc123.js" });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    const icon = await t.inject({ method: "GET", url: "/favicon.svg" });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers["cache-control"]).toBe("no-cache");
+    const missing = await t.inject({ method: "GET", url: "/assets/gone-999.js" });
+    expect(missing.statusCode).toBe(404);
+  });
+
+  it("keeps the JSON 404 for unknown API paths", async () => {
+    for (const url of ["/v1/nope", "/app/api/nope", "/v1", "/app/api"]) {
+      const res = await t.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(404);
+      expect(json<{ error: { code: string } }>(res).error.code).toBe("NOT_FOUND");
+    }
+    const post = await t.inject({ method: "POST", url: "/inbox", payload: {} });
+    expect(post.statusCode).toBe(404);
+    expect(json<{ error: { code: string } }>(post).error.code).toBe("NOT_FOUND");
+  });
+});
+
+describe("web app not built", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({}, { webDist: path.join(os.tmpdir(), "parley-no-such-dist") });
+  });
+  afterAll(() => t?.close());
+
+  it("answers / with a short page saying so, and API paths with JSON", async () => {
+    const res = await t.inject({ method: "GET", url: "/" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.body).toMatch(/not built/);
+    const api = await t.inject({ method: "GET", url: "/v1/nope" });
+    expect(api.statusCode).toBe(404);
+    expect(json<{ error: { code: string } }>(api).error.code).toBe("NOT_FOUND");
+  });
+});
