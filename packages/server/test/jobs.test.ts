@@ -34,6 +34,7 @@ describe("migrations", () => {
         "003_drop_job_lease_index",
         "004_drop_message_conversation_index",
         "005_delivery_attempt_details",
+        "006_web_app",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();
