@@ -68,6 +68,13 @@ describe("onboarding", () => {
       headers: { "x-forwarded-for": "127.0.0.1" },
     });
     expect(json(forwarded)).toEqual({ needed: true, allowed: false });
+    // A proxy on this machine relays everyone from loopback: forwarded requests need the token.
+    const relayed = await t.inject({
+      method: "GET",
+      url: "/app/api/onboarding",
+      headers: { "x-forwarded-for": "203.0.113.7" },
+    });
+    expect(json(relayed)).toEqual({ needed: true, allowed: false });
   });
 
   it("refuses a remote browser without (or with a wrong) setup token, then onboards once with it", async () => {

@@ -78,7 +78,10 @@ export async function createSession(
     created_at: now,
     expires_at: now + SESSION_TTL_MS,
   };
-  await db.write((trx) => users.insertSession(trx, session));
+  await db.write(async (trx) => {
+    await users.deleteExpiredSessions(trx, now);
+    await users.insertSession(trx, session);
+  });
   return { token, session };
 }
 

@@ -10,7 +10,14 @@ import type { App } from "../../platform/http/types.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { rotateApiKey, rotateWebhookSecret, updateSettings } from "../accounts/service.ts";
-import { changePassword, endSession, sessionView, signIn } from "../accounts/sessions.ts";
+import {
+  changePassword,
+  endSession,
+  resolveSession,
+  SESSION_COOKIE,
+  sessionView,
+  signIn,
+} from "../accounts/sessions.ts";
 import {
   acceptInvite,
   createInvite,
@@ -58,6 +65,8 @@ import {
   clearSessionCookie,
   clientAddress,
   createSessionHook,
+  onboardingAddress,
+  readCookie,
   sessionOf,
   setSessionCookie,
 } from "./session.ts";
@@ -101,7 +110,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       const needed = !(await anyAccountExists(ctx.db.kysely));
       return {
         needed,
-        allowed: needed && onboardingAllowed(ctx, clientAddress(ctx, request), request.query.setupToken),
+        allowed: needed && onboardingAllowed(ctx, onboardingAddress(ctx, request), request.query.setupToken),
       };
     },
   );
@@ -113,7 +122,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       if (await anyAccountExists(ctx.db.kysely)) {
         throw new AppError("ALREADY_ONBOARDED", "this server already has an account; sign in instead");
       }
-      if (!onboardingAllowed(ctx, clientAddress(ctx, request), request.body.setupToken)) {
+      if (!onboardingAllowed(ctx, onboardingAddress(ctx, request), request.body.setupToken)) {
         throw new AppError(
           "FORBIDDEN",
           "Onboarding is open from the server itself or with the setup link printed at start",
@@ -505,7 +514,17 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
           `event: conversation\ndata: ${JSON.stringify({ conversationId: event.conversationId })}\n\n`,
         );
       });
-      const ping = setInterval(() => raw.write(": ping\n\n"), SSE_PING_MS);
+      // Each ping also checks the session: a signed-out or removed user's stream ends.
+      const token = readCookie(request.headers.cookie, SESSION_COOKIE) ?? "";
+      const ping = setInterval(() => {
+        raw.write(": ping\n\n");
+        resolveSession(ctx.db, token).then(
+          (still) => {
+            if (!still) raw.end();
+          },
+          () => {},
+        );
+      }, SSE_PING_MS);
       ping.unref();
       streams.add(reply);
       const stop = () => {

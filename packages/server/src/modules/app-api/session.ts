@@ -57,3 +57,14 @@ export function sessionOf(request: FastifyRequest): SessionInfo {
 export function clientAddress(ctx: AppContext, request: FastifyRequest): string {
   return (ctx.config.trustProxy ? request.ip : request.socket.remoteAddress) ?? "";
 }
+
+/**
+ * The address that decides whether onboarding is open without the setup token. A request relayed by
+ * a proxy on this machine comes from loopback whoever sent it: with forwarding headers and no
+ * TRUST_PROXY, the real client is unknown, so it counts as remote.
+ */
+export function onboardingAddress(ctx: AppContext, request: FastifyRequest): string {
+  const h = request.headers;
+  if (!ctx.config.trustProxy && (h["x-forwarded-for"] || h.forwarded || h["x-real-ip"])) return "";
+  return clientAddress(ctx, request);
+}
