@@ -10,6 +10,7 @@ import { updateSettings } from "../src/modules/accounts/service.ts";
 import { validateWebhookUrl } from "../src/modules/accounts/webhook-url.ts";
 import { type Browser, ownerBrowser, teammate } from "./app-helpers.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
+import { dataUri, makePng } from "./fixtures/png.ts";
 import { json, startTestApp, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
@@ -262,6 +263,33 @@ describe("inbox", () => {
     const cleared = await patch(owner, { humanAlert: false, assigneeId: null, botPaused: false });
     expect(json(cleared)).toMatchObject({ humanAlert: false, assignee: null, botPaused: false });
     expect((await patch(owner, { status: "closed" })).statusCode).toBe(400);
+  });
+
+  it("links a stored attachment, served with the /v1 headers to the signed-in account only", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    const { browser: stranger } = await ownerBrowser(t);
+    const png = makePng(2, 2);
+    await incoming(acc.apiKey, {
+      fromId: "pic-1",
+      channel: "photos",
+      mediaUrl: dataUri("image/png", png),
+      mediaContentType: "image/png",
+    });
+    expect((await list(browser, "?channel=photos")).data.length).toBe(1);
+    expect((await list(browser, "?channel=other")).data).toEqual([]);
+    const conv = (await list(browser)).data[0] as Conv;
+    const detail = json<{ messages: Array<Msg & { media: { state: string; url: string } | null }> }>(
+      await browser.req({ method: "GET", url: `/app/api/conversations/${conv.id}` }),
+    );
+    const m = detail.messages[0];
+    expect(m?.media).toMatchObject({ state: "stored", url: `/app/api/messages/${m?.id}/media` });
+    const blob = await browser.req({ method: "GET", url: m?.media?.url ?? "" });
+    expect(blob.statusCode).toBe(200);
+    expect(blob.headers["content-type"]).toBe("image/png");
+    expect(blob.headers["x-content-type-options"]).toBe("nosniff");
+    expect(blob.rawPayload.equals(png)).toBe(true);
+    expect((await stranger.req({ method: "GET", url: m?.media?.url ?? "" })).statusCode).toBe(404);
+    expect((await t.inject({ method: "GET", url: m?.media?.url ?? "" })).statusCode).toBe(401);
   });
 
   it("streams a conversation event over SSE when a conversation changes", async () => {
