@@ -1,0 +1,132 @@
+// Probe: the web app's first inbox page at 100,000 conversations (server time through inject, for the
+// issue 15 target of under 100 ms; not part of npm run bench). DATABASE_URL (an empty database) to run
+// it on PostgreSQL. Measured 2026-11-24, 100,000 conversations: first page median 3.8 ms on SQLite,
+// 7.6 ms on PostgreSQL 15; a text search (q) scans: 250 ms / 430 ms.
+//   node bench/inbox-probe.ts [conversations]
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+import { sql } from "kysely";
+import { buildApp } from "../packages/server/src/app.ts";
+import { loadConfig } from "../packages/server/src/config.ts";
+import { createAccount } from "../packages/server/src/modules/accounts/service.ts";
+
+const N = Number(process.argv[2] ?? 100_000);
+fs.mkdirSync("/tmp/inbox-probe", { recursive: true });
+const dir = fs.mkdtempSync("/tmp/inbox-probe/d");
+const config = loadConfig({
+  DATA_DIR: dir,
+  LOG_LEVEL: "warn",
+  RATE_LIMIT_PER_MINUTE: "100000",
+  ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+});
+const p = await buildApp(config);
+const db = p.db;
+const acc = await createAccount(p.ctx, {
+  email: "inbox@example.com",
+  password: "inbox-probe-pw",
+  kind: "standard",
+});
+const t0 = Date.now() - N * 1000;
+const pad = (i: number) => i.toString(36).padStart(10, "0");
+const started = performance.now();
+for (let b = 0; b < N; b += 500) {
+  await db.write(async (trx) => {
+    const contacts = [];
+    const convs = [];
+    const msgs = [];
+    for (let i = b; i < Math.min(N, b + 500); i++) {
+      const at = t0 + i * 1000;
+      const ct = `ct_${"0".repeat(16)}${pad(i)}`;
+      const cv = `cv_${"0".repeat(16)}${pad(i)}`;
+      contacts.push({
+        id: ct,
+        account_id: acc.accountId,
+        first_name: `First${i}`,
+        last_name: `Last${i}`,
+        phone: null,
+        email: null,
+        external_id: `ext-${i}`,
+        bot_active: 1 as const,
+        created_at: at,
+        updated_at: at,
+      });
+      convs.push({
+        id: cv,
+        account_id: acc.accountId,
+        contact_id: ct,
+        channel: "chat",
+        campaign_id: null,
+        bot_paused: 0 as const,
+        human_alert: 0 as const,
+        human_alert_reason: null,
+        last_message_at: at,
+        created_at: at,
+        updated_at: at,
+        status: i % 3 === 0 ? ("resolved" as const) : ("open" as const),
+      });
+      for (let k = 0; k < 2; k++) {
+        msgs.push({
+          id: `msg_${"0".repeat(15)}${k}${pad(i)}`,
+          account_id: acc.accountId,
+          conversation_id: cv,
+          contact_id: ct,
+          direction: "inbound" as const,
+          type: "text" as const,
+          sender: "contact" as const,
+          body: `hello ${i} ${k}`,
+          status: "received",
+          channel: "chat",
+          campaign_id: null,
+          external_id: null,
+          from_id: null,
+          to_id: null,
+          reaction_to_message_id: null,
+          reaction_to_external_id: null,
+          media_url: null,
+          media_content_type: null,
+          media_state: null,
+          media_size: null,
+          media_sha256: null,
+          media_reason: null,
+          error: null,
+          user_id: null,
+          created_at: at + k,
+          updated_at: at + k,
+        });
+      }
+    }
+    await trx.insertInto("contacts").values(contacts).execute();
+    await trx.insertInto("conversations").values(convs).execute();
+    await trx.insertInto("messages").values(msgs).execute();
+  });
+}
+await sql`analyze`.execute(db.kysely);
+console.log(
+  `seeded ${N} conversations (${2 * N} messages) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+);
+
+const signIn = await p.app.inject({
+  method: "POST",
+  url: "/app/api/session",
+  payload: { email: "inbox@example.com", password: "inbox-probe-pw" },
+});
+const cookie = String(signIn.headers["set-cookie"]).split(";")[0] as string;
+for (const query of ["", "?status=open", "?assignee=unassigned", "?limit=200", "?q=First99999"]) {
+  const times: number[] = [];
+  for (let r = 0; r < 9; r++) {
+    const s = performance.now();
+    const res = await p.app.inject({
+      method: "GET",
+      url: `/app/api/conversations${query}`,
+      headers: { cookie },
+    });
+    times.push(performance.now() - s);
+    if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${res.body}`);
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `GET /app/api/conversations${query || " (first page)"}: median ${times[4]?.toFixed(1)} ms, max ${times[8]?.toFixed(1)} ms`,
+  );
+}
+await p.close();
+fs.rmSync(dir, { recursive: true, force: true });
