@@ -22,7 +22,12 @@ import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
 import { newId } from "./platform/ids.ts";
 import { JobWorker } from "./platform/jobs.ts";
-import { inProcessLive, postgresLive } from "./platform/live.ts";
+import {
+  CONVERSATION_CHANGED,
+  type ConversationChange,
+  inProcessLive,
+  postgresLive,
+} from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import type { TlsMaterial } from "./platform/tls.ts";
@@ -108,6 +113,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           (err) => logger.warn({ err }, "live update listener failed"),
         )
       : inProcessLive();
+  // Conversations changed inside committed writes (messages in or out, inbox state) reach the browsers.
+  db.onCommit(CONVERSATION_CHANGED, (payload) => {
+    const change = payload as ConversationChange;
+    live.publish(change.accountId, { conversationId: change.conversationId });
+  });
   const ctx: AppContext = {
     config,
     db,

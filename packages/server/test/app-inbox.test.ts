@@ -292,7 +292,45 @@ describe("inbox", () => {
     expect((await t.inject({ method: "GET", url: m?.media?.url ?? "" })).statusCode).toBe(401);
   });
 
-  it("streams a conversation event over SSE when a conversation changes", async () => {
+  it("tells the browsers after a reply, an inbox change and a bot pause", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    await updateSettings(t.parley.db, acc.accountId, {
+      webhook_url: await validateWebhookUrl(receiverUrl, t.config.outboundAllowCidrs),
+    });
+    await incoming(acc.apiKey, { fromId: "pub-1", body: "hello" });
+    const conv = (await list(browser)).data[0] as Conv;
+    const heard: string[] = [];
+    const stop = t.parley.ctx.live.subscribe(acc.accountId, (e) => heard.push(e.conversationId));
+    const waitFor = async (n: number) => {
+      const until = Date.now() + 5000;
+      while (heard.length < n && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(heard.length).toBeGreaterThanOrEqual(n);
+    };
+    try {
+      await browser.req({
+        method: "POST",
+        url: `/app/api/conversations/${conv.id}/messages`,
+        payload: { body: "a person" },
+      });
+      await waitFor(1);
+      await browser.req({
+        method: "PATCH",
+        url: `/app/api/conversations/${conv.id}`,
+        payload: { status: "resolved" },
+      });
+      await waitFor(2);
+      await t.inject({
+        method: "POST",
+        url: `/v1/conversations/${conv.id}/bot?apiKey=${acc.apiKey}`,
+        payload: { active: false },
+      });
+      expect(new Set(heard)).toEqual(new Set([conv.id]));
+    } finally {
+      stop();
+    }
+  });
+
+  it("streams a conversation event over SSE when a message arrives through /v1", async () => {
     const { acc, browser } = await ownerBrowser(t);
     await t.parley.app.listen({ port: 0, host: "127.0.0.1" });
     const port = (t.parley.app.server.address() as AddressInfo).port;
@@ -322,11 +360,6 @@ describe("inbox", () => {
       }
       await incoming(acc.apiKey, { fromId: "live-1", body: "are you there?" });
       const conv = (await list(browser)).data[0] as Conv;
-      await browser.req({
-        method: "PATCH",
-        url: `/app/api/conversations/${conv.id}`,
-        payload: { status: "resolved" },
-      });
       await Promise.race([
         gotEvent,
         new Promise((_, reject) => setTimeout(() => reject(new Error("no SSE event")), 5000)),

@@ -3,6 +3,7 @@
 // by another API process (or a worker) reaches the browsers connected to this one.
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { signalAfterCommit } from "./db/commit-signals.ts";
 
 export interface LiveEvent {
   conversationId: string;
@@ -19,6 +20,22 @@ export interface Live {
 }
 
 export const LIVE_CHANNEL = "parley_live";
+
+/** Commit-signal topic: a conversation (or one of its messages) changed; payload ConversationChange. */
+export const CONVERSATION_CHANGED = "conversation.changed";
+
+export interface ConversationChange {
+  accountId: string;
+  conversationId: string;
+}
+
+/**
+ * Inside a db.write(): tell the browsers about this conversation once the transaction commits (the
+ * composition root forwards the signal to `live.publish`). Nothing is sent for a rollback.
+ */
+export function conversationChanged(trx: object, accountId: string, conversationId: string): void {
+  signalAfterCommit(trx, CONVERSATION_CHANGED, { accountId, conversationId } satisfies ConversationChange);
+}
 
 class LocalHub {
   private readonly emitter = new EventEmitter();

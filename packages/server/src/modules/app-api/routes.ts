@@ -415,7 +415,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
         request.body.body,
         info.user.id,
       );
-      ctx.live.publish(info.account.id, { conversationId });
+      // (The browsers hear of it from the conversation's touch in the reply's transaction.)
       const [json] = await messagesJson(ctx.db, info.account.id, [message]);
       return reply.code(201).send(json);
     },
@@ -438,7 +438,6 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       await changeInboxState(ctx.db, accountId, conversationId, request.body, async (userId) =>
         Boolean(await findUser(ctx.db.kysely, accountId, userId)),
       );
-      ctx.live.publish(accountId, { conversationId });
       const row = await requireInboxRow(ctx.db, accountId, conversationId);
       const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
       return conversation;

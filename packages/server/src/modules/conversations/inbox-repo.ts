@@ -2,6 +2,7 @@
 // and search, status, assignee and the read mark. Account id first in every function.
 import { type Kysely, type SqlBool, sql, type Transaction } from "kysely";
 import type { ConversationRow, Database, MessageRow } from "../../platform/db/schema.ts";
+import { conversationChanged } from "../../platform/live.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -152,7 +153,9 @@ export async function updateInboxState(
     .where("account_id", "=", accountId)
     .where("id", "=", conversationId)
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  const found = Number(res.numUpdatedRows) > 0;
+  if (found) conversationChanged(db, accountId, conversationId);
+  return found;
 }
 
 /** Marks a conversation read now (does not count as activity). */

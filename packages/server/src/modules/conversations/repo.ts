@@ -5,6 +5,7 @@ import type { Kysely, Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { Bool, ConversationRow, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
+import { conversationChanged } from "../../platform/live.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -99,6 +100,7 @@ export async function upsertConversationForMessage(
     at,
   });
   if (!row) throw new Error("conversation upsert returned no row");
+  conversationChanged(db, accountId, row.id);
   return row.id;
 }
 
@@ -127,6 +129,7 @@ export async function touchConversation(
     .where("account_id", "=", accountId)
     .where("id", "=", conversationId)
     .execute();
+  conversationChanged(db, accountId, conversationId);
 }
 
 /** Conversations routed to a deleted campaign forget it (routing falls through next time). */
@@ -210,7 +213,9 @@ export async function raiseHumanAlert(
       ]),
     )
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  const raised = Number(res.numUpdatedRows) > 0;
+  if (raised) conversationChanged(db, accountId, conversationId);
+  return raised;
 }
 
 export async function setBotState(
@@ -286,6 +291,7 @@ export async function pauseBot(db: Q, accountId: string, conversationId: string,
     .where("account_id", "=", accountId)
     .where("id", "=", conversationId)
     .execute();
+  conversationChanged(db, accountId, conversationId);
 }
 
 /**
