@@ -17,7 +17,7 @@ import { registerWebApp } from "./modules/app-api/static.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
-import { errorHandler, sendError } from "./platform/http/error-handler.ts";
+import { errorHandler, frameworkErrorHandler, sendError } from "./platform/http/error-handler.ts";
 import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
 import { newId } from "./platform/ids.ts";
@@ -85,11 +85,33 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    frameworkErrors: frameworkErrorHandler,
+    // Malformed HTTP and headers past Node's limit are answered before Fastify sees a request: still
+    // JSON in the error model, never Node's bare status line.
+    clientErrorHandler: (err, socket) => {
+      const tooLarge = (err as { code?: string }).code === "HPE_HEADER_OVERFLOW";
+      const status = tooLarge ? 431 : 400;
+      const body = JSON.stringify({
+        error: tooLarge
+          ? { code: "HEADERS_TOO_LARGE", message: "The request headers are too large" }
+          : { code: "VALIDATION_ERROR", message: "The request is not valid HTTP" },
+      });
+      if (socket.writable) {
+        socket.end(
+          `HTTP/1.1 ${status} ${tooLarge ? "Request Header Fields Too Large" : "Bad Request"}\r\n` +
+            `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+            `connection: close\r\n\r\n${body}`,
+        );
+      } else socket.destroy();
+    },
     ajv: { customOptions: { removeAdditional: "all" } },
   });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(errorHandler);
+  // JSON only: a text/plain body is 415 UNSUPPORTED_MEDIA_TYPE like any other non-JSON type, not a
+  // string that then fails validation.
+  app.removeContentTypeParser("text/plain");
   app.decorateRequest("auth", null);
 
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -227,7 +249,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setNotFoundHandler(
     (request, reply) =>
       webApp(request, reply) ??
-      sendError(request, reply, "NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}`),
+      sendError(
+        request,
+        reply,
+        "NOT_FOUND",
+        `No route for ${request.method} here; the API is described at /v1/openapi.json`,
+      ),
   );
 
   await app.ready();

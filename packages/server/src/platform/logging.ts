@@ -3,10 +3,45 @@ import type { DestinationStream, Logger } from "pino";
 import pino from "pino";
 import type { LogLevel } from "../config.ts";
 
-const KEY_IN_QUERY = /([?&](?:api[_-]?key)=)[^&#]*/gi;
+/** Parameter names that carry an API key, compared after percent-decoding and lower-casing. */
+const KEY_PARAM = /^(?:api[_-]?key|x-api-key|key|token|secret)$/;
+/** Values shaped like a secret whatever their name: API keys, webhook signing secrets, session tokens. */
+const SECRET_VALUE = /(?:pk_live_|whsec_|sess_)[A-Za-z0-9+/=_-]{8,}/;
 
+function decode(part: string): string {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, " "));
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The URL as it may be logged: a key-carrying query parameter (whatever its percent-encoding, such as
+ * `?%61piKey=`) and any key-shaped value in the query or the path become [REDACTED].
+ */
 export function redactUrl(url: string): string {
-  return url.replace(KEY_IN_QUERY, "$1[REDACTED]");
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  const safePath = path
+    .split("/")
+    .map((segment) => (SECRET_VALUE.test(decode(segment)) ? "[REDACTED]" : segment))
+    .join("/");
+  if (q < 0) return safePath;
+  const query = url
+    .slice(q + 1)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      const value = eq < 0 ? "" : pair.slice(eq + 1);
+      if (KEY_PARAM.test(decode(name).trim().toLowerCase()) || SECRET_VALUE.test(decode(value))) {
+        return `${name}=[REDACTED]`;
+      }
+      return SECRET_VALUE.test(decode(name)) ? "[REDACTED]" : pair;
+    })
+    .join("&");
+  return `${safePath}?${query}`;
 }
 
 export function createLogger(level: LogLevel, stream?: DestinationStream): Logger {

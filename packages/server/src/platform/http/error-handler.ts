@@ -11,8 +11,32 @@ import {
 } from "../errors.ts";
 import { describeValidationErrors } from "./validation.ts";
 
+/** The incoming-message endpoint answers every error in the simple form, matched route or not. */
+const INCOMING_PATH = /^\/v1\/incoming[_-]custom[_-]channel[_-]message(?:[/?]|$)/;
+
 function formOf(request: FastifyRequest): ErrorForm {
-  return request.routeOptions?.config?.errorForm ?? "structured";
+  return (
+    request.routeOptions?.config?.errorForm ??
+    (INCOMING_PATH.test(request.raw?.url ?? "") ? "simple" : "structured")
+  );
+}
+
+/**
+ * Fastify's own refusals before any route runs (the `frameworkErrors` option): in the error model,
+ * and never echoing the URL (Fastify's messages quote it, query string and API key included).
+ */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    sendError(request, reply, "URI_TOO_LONG", "A path segment of the URL is too long");
+    return;
+  }
+  const bad = err.code === "FST_ERR_BAD_URL" || err.code === "FST_ERR_INVALID_URL";
+  sendError(
+    request,
+    reply,
+    "VALIDATION_ERROR",
+    bad ? "The URL is not valid (check its percent-encoding)" : "The request could not be routed",
+  );
 }
 
 export function sendError(
