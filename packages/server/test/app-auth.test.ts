@@ -149,6 +149,7 @@ describe("sessions", () => {
     expect(line).toMatch(/Secure/);
     expect(line).toMatch(/SameSite=Strict/);
     expect(line).toMatch(/Path=\//);
+    expect(res.headers["cache-control"]).toBe("no-store");
     const body = json<Record<string, Record<string, unknown>>>(res);
     expect(body.user).toMatchObject({ id: acc.userId, email: "ada@example.com", role: "owner" });
     expect(body.account).toMatchObject({ id: acc.accountId, kind: "standard" });

@@ -79,7 +79,12 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   const requireSession = createSessionHook(ctx);
   /** Route options of a signed-in route. */
   const session = { config: { auth: "session" as const }, onRequest: requireSession };
-  const open = { config: { auth: "none" as const } };
+  const open = {
+    config: { auth: "none" as const },
+    onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
+      reply.header("cache-control", "no-store");
+    },
+  };
 
   const settingsJson = async (accountId: string) => {
     const a = await findAccountById(ctx.db.kysely, accountId);

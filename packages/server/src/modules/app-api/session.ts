@@ -32,6 +32,8 @@ export function clearSessionCookie(reply: FastifyReply): void {
 
 export function createSessionHook(ctx: AppContext) {
   return async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // Session JSON carries the CSRF token: never kept by a cache (the media route sets its own).
+    reply.header("cache-control", "no-store");
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
     const info = token ? await resolveSession(ctx.db, token) : null;
     if (!token || !info) throw new AppError("UNAUTHORIZED", "Sign in first");
