@@ -113,6 +113,24 @@ describe("sub-accounts", () => {
       expect(list.data).toHaveLength(1);
     });
 
+    it("answers another tenant's e-mail exactly like its own, naming no one", async () => {
+      const a = await agency();
+      const own = email("own");
+      expect((await call("POST", "/v1/subaccounts", a.apiKey, { email: own })).statusCode).toBe(201);
+      const strangerEmail = email("someone-else");
+      await t.account({ email: strangerEmail });
+      const answers = [];
+      for (const e of [own, strangerEmail, a.email]) {
+        const res = await call("POST", "/v1/subaccounts", a.apiKey, { email: e });
+        expect(res.statusCode).toBe(409);
+        const { requestId: _, ...error } = json<Err & { error: { requestId: string } }>(res).error;
+        expect(JSON.stringify(error)).not.toContain(e.split("@")[0]!);
+        answers.push(error);
+      }
+      expect(answers[1]).toEqual(answers[0]);
+      expect(answers[2]).toEqual(answers[0]);
+    });
+
     it("validates the body: e-mail required and valid, name and password limits", async () => {
       const a = await agency();
       const cases: Array<[unknown, string]> = [

@@ -108,16 +108,10 @@ export const accountsModule: Module = {
         }
         const llmBaseUrl = values["llm-base-url"];
         if (typeof llmBaseUrl === "string") {
-          if (clearing(llmBaseUrl)) patch.llm_base_url = null;
-          else {
-            try {
-              const u = new URL(llmBaseUrl);
-              if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
-            } catch {
-              throw new AppError("VALIDATION_ERROR", "--llm-base-url must be an http(s) URL");
-            }
-            patch.llm_base_url = llmBaseUrl;
-          }
+          // The same rules as the webhook URLs: the bot's requests go out through the same guard.
+          patch.llm_base_url = clearing(llmBaseUrl)
+            ? null
+            : await validateWebhookUrl(llmBaseUrl, config.outboundAllowCidrs, "--llm-base-url");
         }
         if (typeof values["llm-api-key"] === "string") patch.llm_api_key = values["llm-api-key"] || null;
         if (typeof values["llm-model"] === "string") patch.llm_model = values["llm-model"] || null;

@@ -96,6 +96,16 @@ export async function createSubaccount(
     name: input.name ?? null,
     kind: "subaccount",
     parentAccountId: agencyId,
+  }).catch((err: unknown) => {
+    // E-mails are unique on the install. One answer, naming no one, whether the address is one of
+    // this agency's sub-accounts, the agency's own, or another tenant's: nothing says whose it is.
+    if (err instanceof AppError && err.code === "ACCOUNT_EXISTS") {
+      throw new AppError(
+        "ACCOUNT_EXISTS",
+        "This e-mail address cannot be used for a new sub-account; choose another",
+      );
+    }
+    throw err;
   });
   const row = await accounts.findAccountById(ctx.db.kysely, created.accountId);
   if (!row) throw new Error("sub-account vanished after creation");
