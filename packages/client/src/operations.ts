@@ -1,0 +1,101 @@
+// Every /v1 operation of the server, by its OpenAPI operationId. The request and response types of each
+// come from the generated document (src/generated/openapi.ts) through `paths[path][method]`; the drift
+// test checks this table against the live document (same operationIds, methods and paths, nothing
+// missing). Adding an operation: regenerate, add a row here, add a method in client.ts.
+import type { paths } from "./generated/openapi.ts";
+
+export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
+
+export interface OperationSpec {
+  method: HttpMethod;
+  path: keyof paths;
+  /** Repeating it after a 5xx or a network error cannot do anything twice. */
+  idempotent: boolean;
+  /** The endpoint accepts the key only as the `x-api-key` header. */
+  headerKeyOnly?: boolean;
+}
+
+export const OPERATIONS = {
+  getAccount: { method: "get", path: "/v1/account", idempotent: true },
+  createContact: { method: "post", path: "/v1/contacts", idempotent: false },
+  lookupContact: { method: "get", path: "/v1/contacts", idempotent: true },
+  getContact: { method: "get", path: "/v1/contacts/{contactId}", idempotent: true },
+  updateContact: { method: "patch", path: "/v1/contacts/{contactId}", idempotent: false },
+  replaceContact: { method: "put", path: "/v1/contacts/{contactId}", idempotent: false },
+  listContactMessages: { method: "get", path: "/v1/contacts/{contactId}/messages", idempotent: true },
+  createList: { method: "post", path: "/v1/lists", idempotent: false },
+  listLists: { method: "get", path: "/v1/lists", idempotent: true },
+  getList: { method: "get", path: "/v1/lists/{listId}", idempotent: true },
+  addContactToList: { method: "post", path: "/v1/lists/{listId}/contacts", idempotent: false },
+  listListContacts: { method: "get", path: "/v1/lists/{listId}/contacts", idempotent: true },
+  removeContactFromList: {
+    method: "delete",
+    path: "/v1/lists/{listId}/contacts/{contactId}",
+    idempotent: false,
+  },
+  // messageSid makes a repeat answer the original message: safe to retry.
+  receiveIncomingMessage: { method: "post", path: "/v1/incoming_custom_channel_message", idempotent: true },
+  sendCustomChannelMessage: { method: "post", path: "/v1/send_custom_channel_message", idempotent: false },
+  getMessage: { method: "get", path: "/v1/messages/{messageId}", idempotent: true },
+  getMessageMedia: { method: "get", path: "/v1/messages/{messageId}/media", idempotent: true },
+  resendMessage: { method: "post", path: "/v1/messages/{messageId}/resend", idempotent: false },
+  replyInConversation: {
+    method: "post",
+    path: "/v1/conversations/{conversationId}/messages",
+    idempotent: false,
+  },
+  listConversations: { method: "get", path: "/v1/conversations", idempotent: true },
+  getConversation: { method: "get", path: "/v1/conversations/{conversationId}", idempotent: true },
+  setConversationBot: { method: "post", path: "/v1/conversations/{conversationId}/bot", idempotent: false },
+  createCampaign: { method: "post", path: "/v1/campaigns", idempotent: false },
+  listCampaigns: { method: "get", path: "/v1/campaigns", idempotent: true },
+  getCampaign: { method: "get", path: "/v1/campaigns/{campaignId}", idempotent: true },
+  updateCampaign: { method: "patch", path: "/v1/campaigns/{campaignId}", idempotent: false },
+  deleteCampaign: { method: "delete", path: "/v1/campaigns/{campaignId}", idempotent: false },
+  // Retried only when the call carries an Idempotency-Key (see client.ts).
+  grantSubaccountCredits: {
+    method: "post",
+    path: "/v1/subaccounts/credits",
+    idempotent: false,
+    headerKeyOnly: true,
+  },
+  listSubaccounts: { method: "get", path: "/v1/subaccounts", idempotent: true },
+  createSubaccount: { method: "post", path: "/v1/subaccounts", idempotent: false },
+  getSubaccount: { method: "get", path: "/v1/subaccounts/{id}", idempotent: true },
+  setSubaccountAutoRecharge: { method: "put", path: "/v1/subaccounts/{id}/auto-recharge", idempotent: false },
+  clearSubaccountAutoRecharge: {
+    method: "delete",
+    path: "/v1/subaccounts/{id}/auto-recharge",
+    idempotent: false,
+  },
+  listSubaccountTransactions: {
+    method: "get",
+    path: "/v1/subaccounts/{id}/credits/transactions",
+    idempotent: true,
+  },
+  listCreditTransactions: { method: "get", path: "/v1/credits/transactions", idempotent: true },
+} as const satisfies Record<string, OperationSpec>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+type Op<K extends OperationId> = paths[(typeof OPERATIONS)[K]["path"]][(typeof OPERATIONS)[K]["method"]];
+
+type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
+
+/** The JSON request body of an operation. */
+export type RequestBody<K extends OperationId> =
+  Op<K> extends { requestBody: infer R }
+    ? JsonOf<R>
+    : Op<K> extends { requestBody?: infer R }
+      ? JsonOf<R>
+      : never;
+
+/** The query parameters of an operation. */
+export type QueryParams<K extends OperationId> =
+  Op<K> extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
+
+/** The JSON body of the operation's success answer (200 or 201). */
+export type ResponseBody<K extends OperationId> =
+  Op<K> extends { responses: infer R }
+    ? (R extends { 200: infer S } ? JsonOf<S> : never) | (R extends { 201: infer S } ? JsonOf<S> : never)
+    : never;
