@@ -160,6 +160,32 @@ describe("sessions", () => {
     expect(rows.some((r) => r.token_hash.includes(token))).toBe(false);
   });
 
+  it("slides the 30-day expiry (at most once a day) and refuses an expired session", async () => {
+    const { browser } = await ownerBrowser(t);
+    const day = 24 * 3600_000;
+    const expiry = async () =>
+      (
+        await t.parley.db.kysely
+          .selectFrom("sessions")
+          .select(["id", "expires_at"])
+          .where("csrf_token", "=", browser.csrf)
+          .executeTakeFirstOrThrow()
+      ).expires_at;
+    const fresh = await browser.req({ method: "GET", url: "/app/api/session" });
+    expect(fresh.headers["set-cookie"]).toBeUndefined();
+    const setExpiry = (at: number) =>
+      t.parley.db.write((trx) =>
+        trx.updateTable("sessions").set({ expires_at: at }).where("csrf_token", "=", browser.csrf).execute(),
+      );
+    await setExpiry(Date.now() + 20 * day);
+    const used = await browser.req({ method: "GET", url: "/app/api/session" });
+    expect(used.statusCode).toBe(200);
+    expect(String(used.headers["set-cookie"])).toMatch(/Max-Age=259\d{4}/);
+    expect(await expiry()).toBeGreaterThan(Date.now() + 29 * day);
+    await setExpiry(Date.now() - 1);
+    expect((await browser.req({ method: "GET", url: "/app/api/session" })).statusCode).toBe(401);
+  });
+
   it("refuses a wrong password or an unknown e-mail with 401 INVALID_CREDENTIALS", async () => {
     await t.account({ email: "bob@example.com" });
     for (const payload of [
