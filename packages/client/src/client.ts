@@ -25,8 +25,8 @@ export interface ParleyOptions {
   maxRetryAfterMs?: number;
   /**
    * How the key travels: `"header"` (default, `x-api-key`: accepted by every endpoint, keeps the key out
-   * of URLs and access logs) or `"query"` (`?apiKey=`, the spec's form). The credits grant always uses
-   * the header, the only form it accepts.
+   * of URLs and access logs) or `"query"` (`?apiKey=`, the spec's form). The agency endpoints (/v1/subaccounts...) always use
+   * the header, the only form they accept (their OpenAPI security is apiKeyHeader).
    */
   keyIn?: "header" | "query";
   /** Backoff between retries of a 5xx or network error: base delay, doubled each attempt (default 250 ms). */

@@ -11,7 +11,7 @@ export interface OperationSpec {
   path: keyof paths;
   /** Repeating it after a 5xx or a network error cannot do anything twice. */
   idempotent: boolean;
-  /** The endpoint accepts the key only as the `x-api-key` header. */
+  /** The endpoint accepts the key only as the `x-api-key` header (its OpenAPI security is apiKeyHeader). */
   headerKeyOnly?: boolean;
 }
 
@@ -52,26 +52,33 @@ export const OPERATIONS = {
   getCampaign: { method: "get", path: "/v1/campaigns/{campaignId}", idempotent: true },
   updateCampaign: { method: "patch", path: "/v1/campaigns/{campaignId}", idempotent: false },
   deleteCampaign: { method: "delete", path: "/v1/campaigns/{campaignId}", idempotent: false },
-  // Retried only when the call carries an Idempotency-Key (see client.ts).
+  // Agency endpoints take the key only as a header. The grant is retried only with an Idempotency-Key.
   grantSubaccountCredits: {
     method: "post",
     path: "/v1/subaccounts/credits",
     idempotent: false,
     headerKeyOnly: true,
   },
-  listSubaccounts: { method: "get", path: "/v1/subaccounts", idempotent: true },
-  createSubaccount: { method: "post", path: "/v1/subaccounts", idempotent: false },
-  getSubaccount: { method: "get", path: "/v1/subaccounts/{id}", idempotent: true },
-  setSubaccountAutoRecharge: { method: "put", path: "/v1/subaccounts/{id}/auto-recharge", idempotent: false },
+  listSubaccounts: { method: "get", path: "/v1/subaccounts", idempotent: true, headerKeyOnly: true },
+  createSubaccount: { method: "post", path: "/v1/subaccounts", idempotent: false, headerKeyOnly: true },
+  getSubaccount: { method: "get", path: "/v1/subaccounts/{id}", idempotent: true, headerKeyOnly: true },
+  setSubaccountAutoRecharge: {
+    method: "put",
+    path: "/v1/subaccounts/{id}/auto-recharge",
+    idempotent: false,
+    headerKeyOnly: true,
+  },
   clearSubaccountAutoRecharge: {
     method: "delete",
     path: "/v1/subaccounts/{id}/auto-recharge",
     idempotent: false,
+    headerKeyOnly: true,
   },
   listSubaccountTransactions: {
     method: "get",
     path: "/v1/subaccounts/{id}/credits/transactions",
     idempotent: true,
+    headerKeyOnly: true,
   },
   listCreditTransactions: { method: "get", path: "/v1/credits/transactions", idempotent: true },
 } as const satisfies Record<string, OperationSpec>;

@@ -1,0 +1,261 @@
+// Every /v1 operation through the SDK against a real server on 127.0.0.1: the typed methods send what
+// the endpoint expects (key, path, query, body) and return its answer. A fetch wrapper records which
+// operations were called; the last test fails when one in OPERATIONS was never exercised.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS, type OperationId, type Parley, ParleyError } from "../src/index.ts";
+import { type LiveServer, startLiveServer, startReceiver, uniqueEmail, waitFor } from "./helpers.ts";
+
+const PNG_1x1 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+const called = new Set<OperationId>();
+const seenUrls: string[] = [];
+
+function operationOf(method: string, url: string): OperationId | undefined {
+  const path = new URL(url).pathname;
+  for (const [id, spec] of Object.entries(OPERATIONS)) {
+    if (spec.method.toUpperCase() !== method) continue;
+    const re = new RegExp(`^${spec.path.replace(/\{\w+\}/g, "[^/]+")}$`);
+    if (re.test(path)) return id as OperationId;
+  }
+  return undefined;
+}
+
+const recordingFetch: typeof fetch = async (input, init) => {
+  const url = String(input);
+  seenUrls.push(url);
+  const res = await fetch(input, init);
+  const id = operationOf(init?.method ?? "GET", url);
+  if (id && res.ok) called.add(id);
+  return res;
+};
+
+describe("Parley client against a real server", () => {
+  let s: LiveServer;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let parley: Parley;
+  let agency: Parley;
+  let accountEmail: string;
+
+  beforeAll(async () => {
+    s = await startLiveServer({ DELIVERY_RETRY_SCHEDULE: "0.05,0.05" });
+    s.t.parley.worker.start();
+    receiver = await startReceiver();
+    accountEmail = uniqueEmail("acct");
+    const acc = await s.t.account({ email: accountEmail });
+    await s.setAccount(accountEmail, { "webhook-url": receiver.url });
+    parley = s.client(acc.apiKey, { fetch: recordingFetch });
+    const ag = await s.t.account({ email: uniqueEmail("agency"), kind: "agency" });
+    agency = s.client(ag.apiKey, { fetch: recordingFetch });
+  });
+  afterAll(async () => {
+    await s?.close();
+    await receiver?.close();
+  });
+
+  it("account.get", async () => {
+    const a = await parley.account.get();
+    expect(a.email).toBe(accountEmail);
+    expect(a.webhookUrl).toBe(receiver.url);
+  });
+
+  it("contacts: create (201, then the same phone returns the existing one), lookup, get, update, replace", async () => {
+    const c = await parley.contacts.create({
+      firstName: "Ada",
+      phone: "+1 415 555 0100",
+      email: "Ada@Example.com",
+    });
+    expect(c).toMatchObject({ firstName: "Ada", phone: "+14155550100", email: "ada@example.com" });
+    expect(c.id).toEqual(expect.any(String));
+    const again = await parley.contacts.create({ phone: "+14155550100" });
+    expect(again.id).toBe(c.id);
+
+    const byPhone = await parley.contacts.lookup({ phoneNumber: "+1 (415) 555-0100" });
+    expect(byPhone).toMatchObject({ success: true, contactId: c.id });
+    const byEmail = await parley.contacts.lookup({ email: "ADA@example.com" });
+    expect(byEmail.contactId).toBe(c.id);
+
+    expect((await parley.contacts.get(c.id)).id).toBe(c.id);
+    const updated = await parley.contacts.update(c.id, { lastName: "Lovelace" });
+    expect(updated).toMatchObject({ firstName: "Ada", lastName: "Lovelace" });
+    const replaced = await parley.contacts.replace(c.id, { firstName: "Augusta", phone: "+14155550100" });
+    expect(replaced).toMatchObject({ firstName: "Augusta", phone: "+14155550100" });
+
+    const missing = await parley.contacts.lookup({ email: "nobody@example.com" }).catch((e) => e);
+    expect(missing).toBeInstanceOf(ParleyError);
+    expect(missing).toMatchObject({ status: 404, code: "CONTACT_NOT_FOUND" });
+    expect(missing.requestId).toEqual(expect.any(String));
+  });
+
+  it("a structured error: status, code, message and requestId (also the x-request-id header)", async () => {
+    const err = await parley.contacts.create({ phone: "415 555 0100" }).catch((e) => e);
+    expect(err).toBeInstanceOf(ParleyError);
+    expect(err).toMatchObject({ status: 400, code: "INVALID_PHONE" });
+    expect(err.message).toMatch(/country code/i);
+    expect(err.requestId).toMatch(/\S/);
+  });
+
+  it("lists: create, list, get, addContact (twice: added then not), contacts, removeContact", async () => {
+    const list = await parley.lists.create({ name: "VIP" });
+    const c = await parley.contacts.create({ email: "list-member@example.com" });
+    expect(await parley.lists.addContact(list.id, c.id)).toMatchObject({
+      success: true,
+      listId: list.id,
+      contactId: c.id,
+      added: true,
+    });
+    expect((await parley.lists.addContact(list.id, c.id)).added).toBe(false);
+    expect((await parley.lists.list()).data.map((l) => l.id)).toContain(list.id);
+    expect((await parley.lists.get(list.id)).id).toBe(list.id);
+    const members = await parley.lists.contacts(list.id, { limit: 10 });
+    expect(members.data.map((m) => m.id)).toEqual([c.id]);
+    await parley.lists.removeContact(list.id, c.id);
+    expect((await parley.lists.contacts(list.id)).data).toEqual([]);
+    const err = await parley.lists.addContact("list_missing", c.id).catch((e) => e);
+    expect(err).toMatchObject({ status: 404, code: "LIST_NOT_FOUND" });
+  });
+
+  it("messages: incoming (a repeat answers the original id), get, media, send, resend; conversations", async () => {
+    const sid = `sid-${Date.now()}`;
+    const first = await parley.messages.incoming({
+      customData: {
+        messageSid: sid,
+        fromId: "user-42",
+        toId: "shop",
+        body: "Hello, a picture",
+        channel: "livechat",
+        mediaUrl: `data:image/png;base64,${PNG_1x1}`,
+        mediaContentType: "image/png",
+      },
+    });
+    expect(first).toMatchObject({ success: true, messageId: expect.any(String) });
+    const repeat = await parley.messages.incoming({
+      customData: { messageSid: sid, fromId: "user-42", toId: "shop", body: "Hello, a picture" },
+    });
+    expect(repeat.messageId).toBe(first.messageId);
+
+    const m = await parley.messages.get(first.messageId);
+    expect(m).toMatchObject({ id: first.messageId, body: "Hello, a picture" });
+    const media = await waitFor(
+      () => parley.messages.media(first.messageId).catch(() => null),
+      "the attachment to be stored",
+    );
+    expect(media.contentType).toBe("image/png");
+    expect(Buffer.from(media.data).toString("base64")).toBe(PNG_1x1);
+
+    // The reply delivery fails first (receiver 500), so it can be resent.
+    receiver.setHandler(() => 500);
+    const sent = await parley.messages.send({
+      customData: { fromId: "user-42", customChannel: "livechat", body: "Thanks!" },
+    });
+    expect(sent).toMatchObject({
+      success: true,
+      messageId: expect.any(String),
+      contactId: expect.any(String),
+    });
+    await waitFor(
+      async () => (await parley.messages.get(sent.messageId)).status === "failed",
+      "the delivery to fail",
+    );
+    receiver.setHandler(() => 200);
+    await parley.messages.resend(sent.messageId);
+    await waitFor(async () => (await parley.messages.get(sent.messageId)).status === "sent", "the resend");
+
+    const conversations = await parley.conversations.list({ contactId: sent.contactId });
+    const conv = conversations.data[0]!;
+    expect(conv).toBeDefined();
+    expect((await parley.conversations.get(conv.id)).id).toBe(conv.id);
+    const reply = await parley.conversations.reply(conv.id, { body: "A person answers" });
+    expect(reply).toMatchObject({ id: expect.any(String), body: "A person answers" });
+    await parley.conversations.setBot(conv.id, { active: false });
+    const history = await parley.contacts.messages(sent.contactId, { limit: 50 });
+    expect(history.data.map((x) => x.id)).toEqual(expect.arrayContaining([first.messageId, sent.messageId]));
+  });
+
+  it("the simple error form of the incoming endpoint is a ParleyError too", async () => {
+    const err = await parley.messages
+      .incoming({ customData: { messageSid: "x", fromId: "a", toId: "b", body: "   " } })
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(ParleyError);
+    expect(err.status).toBe(400);
+    expect(err.code).toBe("VALIDATION_ERROR");
+    expect(err.message).toMatch(/body/i);
+    expect(err.requestId).toMatch(/\S/);
+  });
+
+  it("campaigns: create, list, get, update, delete", async () => {
+    const c = await parley.campaigns.create({ name: "Spring sale", keywords: ["spring"] });
+    expect(c.name).toBe("Spring sale");
+    expect((await parley.campaigns.list()).data.map((x) => x.id)).toContain(c.id);
+    expect((await parley.campaigns.get(c.id)).id).toBe(c.id);
+    expect((await parley.campaigns.update(c.id, { name: "Summer sale" })).name).toBe("Summer sale");
+    await parley.campaigns.delete(c.id);
+    const gone = await parley.campaigns.get(c.id).catch((e) => e);
+    expect(gone).toMatchObject({ status: 404 });
+  });
+
+  it("subaccounts: create, list, get, grantCredits (header key, Idempotency-Key replay), auto-recharge, transactions", async () => {
+    const email = uniqueEmail("sub");
+    const sub = await agency.subaccounts.create({ email, name: "Shop" });
+    expect(sub.email).toBe(email);
+    expect((await agency.subaccounts.list()).data.map((x) => x.id)).toContain(sub.id);
+    expect((await agency.subaccounts.get(sub.id)).id).toBe(sub.id);
+
+    const g1 = await agency.subaccounts.grantCredits(
+      { email, amount: 12.5, description: "welcome" },
+      { idempotencyKey: "grant-1" },
+    );
+    expect(g1).toMatchObject({ success: true, sub_account_id: sub.id, credits_added: 12.5 });
+    const g2 = await agency.subaccounts.grantCredits(
+      { email, amount: 12.5, description: "welcome" },
+      { idempotencyKey: "grant-1" },
+    );
+    expect(g2.new_balance).toBe(g1.new_balance);
+
+    await agency.subaccounts.setAutoRecharge(sub.id, { threshold: 5, rechargeAmount: 20 });
+    expect((await agency.subaccounts.get(sub.id)).autoRecharge).toMatchObject({ threshold: 5 });
+    await agency.subaccounts.clearAutoRecharge(sub.id);
+    const tx = await agency.subaccounts.transactions(sub.id, { limit: 10 });
+    expect(tx.data).toHaveLength(1);
+    expect(tx.data[0]).toMatchObject({ kind: "grant", amount: 12.5, description: "welcome" });
+    expect((await agency.credits.transactions()).data).toEqual(expect.any(Array));
+
+    const notAgency = await parley.subaccounts.grantCredits({ email, amount: 1 }).catch((e) => e);
+    expect(notAgency).toMatchObject({ status: 403, code: "NOT_AGENCY" });
+  });
+
+  it("keyIn query sends ?apiKey= (the spec's form) except for the credits grant, which always uses the header", async () => {
+    const acc = await s.t.account({ email: uniqueEmail("q"), kind: "agency" });
+    const urls: Array<{ url: string; key: string | null }> = [];
+    const q = s.client(acc.apiKey, {
+      keyIn: "query",
+      fetch: async (input, init) => {
+        urls.push({ url: String(input), key: new Headers(init?.headers).get("x-api-key") });
+        return fetch(input, init);
+      },
+    });
+    await q.lists.list();
+    const email = uniqueEmail("qsub");
+    await q.subaccounts.create({ email });
+    await q.subaccounts.grantCredits({ email, amount: 1 });
+    expect(urls[0]!.url).toContain(`apiKey=${acc.apiKey}`);
+    expect(urls[0]!.key).toBeNull();
+    expect(urls[2]!.url).not.toContain("apiKey");
+    expect(urls[2]!.key).toBe(acc.apiKey);
+    // The default (header) never puts the key in a URL.
+    expect(seenUrls.some((u) => u.includes("apiKey"))).toBe(false);
+  });
+
+  it("a wrong key is a 401 ParleyError", async () => {
+    const err = await s
+      .client("pk_live_wrong")
+      .contacts.get("c_1")
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 401, code: "UNAUTHORIZED" });
+  });
+
+  it("every operation in OPERATIONS was called successfully above", () => {
+    const missing = Object.keys(OPERATIONS).filter((id) => !called.has(id as OperationId));
+    expect(missing).toEqual([]);
+  });
+});
