@@ -18,6 +18,7 @@ import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
 import { errorHandler, frameworkErrorHandler, sendError } from "./platform/http/error-handler.ts";
+import { refuseInvalidText } from "./platform/http/text-guard.ts";
 import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
 import { newId } from "./platform/ids.ts";
@@ -112,6 +113,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // JSON only: a text/plain body is 415 UNSUPPORTED_MEDIA_TYPE like any other non-JSON type, not a
   // string that then fails validation.
   app.removeContentTypeParser("text/plain");
+  app.addHook("preValidation", refuseInvalidText);
   app.decorateRequest("auth", null);
 
   const db = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

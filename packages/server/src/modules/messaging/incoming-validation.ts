@@ -107,6 +107,10 @@ export function parseIncoming(raw: unknown): IncomingMessage {
     throw bad("customData.messageSid (or customData.id) is required");
   }
   const messageSid = requiredString(data, sidKey, MAX_ID_CHARS);
+  // customData.id is documented as an id like messageSid (≤ 255): held to it even when messageSid wins.
+  if (sidKey === "messageSid" && data.id !== undefined && data.id !== null) {
+    requiredString(data, "id", MAX_ID_CHARS);
+  }
   const fromId = requiredString(data, "fromId", MAX_ID_CHARS);
   const toId = requiredString(data, "toId", MAX_ID_CHARS);
   const body = requiredString(data, "body", MAX_BODY_CHARS);
