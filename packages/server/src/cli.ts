@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { AppCaches, accountCreatedHooks, type CliCommand } from "./context.ts";
+import { AppCaches, type AppContext, accountCreatedHooks, type CliCommand } from "./context.ts";
 import { MODULES } from "./modules/index.ts";
 import { openDatabase } from "./platform/db/index.ts";
 import { AppError } from "./platform/errors.ts";
@@ -131,9 +131,18 @@ async function main(argv: string[]): Promise<void> {
   for (const mod of MODULES)
     for (const [name, cmd] of Object.entries(mod.commands ?? {})) commands.set(name, cmd);
   const name = `${first} ${second ?? ""}`.trim();
-  const command = commands.get(name);
+  // "noun verb" commands, then one-word ones (`parley backup --out FILE`).
+  const twoWords = commands.get(name);
+  const command = twoWords ?? commands.get(first);
   if (!command) fail(`unknown command "${name}"\n\n${USAGE}`, 2);
-  const { values } = parseArgs({ args: argv.slice(2), options: command.options, strict: true });
+  const args = argv.slice(twoWords ? 2 : 1);
+  const { values } = parseArgs({ args, options: command.options, strict: true });
+  if (command.withoutDatabase) {
+    print(
+      await command.run(values as Record<string, string | boolean | undefined>, { config } as AppContext),
+    );
+    return;
+  }
   const db = openDatabase(config);
   try {
     await db.migrate();

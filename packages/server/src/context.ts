@@ -71,6 +71,8 @@ export type CliValues = Record<string, string | boolean | undefined>;
 export interface CliCommand {
   summary: string;
   options: Record<string, { type: "string" | "boolean"; short?: string }>;
+  /** Runs before any database is opened or migrated (backup, restore): only ctx.config is set. */
+  withoutDatabase?: boolean;
   run(values: CliValues, ctx: AppContext): Promise<unknown>;
 }
 

@@ -9,6 +9,7 @@ import { creditsModule } from "./credits/index.ts";
 import { deliveryModule } from "./delivery/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
+import { operationsModule } from "./operations/index.ts";
 
 export const MODULES: Module[] = [
   accountsModule,
@@ -21,4 +22,5 @@ export const MODULES: Module[] = [
   creditsModule,
   // The web app's door, after the domains it calls.
   appApiModule,
+  operationsModule,
 ];
