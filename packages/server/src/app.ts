@@ -4,7 +4,7 @@ import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyRequest } from "fastify";
+import Fastify, { type FastifyRequest, type RouteOptions } from "fastify";
 import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
@@ -18,6 +18,7 @@ import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
 import { errorHandler, frameworkErrorHandler, sendError } from "./platform/http/error-handler.ts";
+import { SimpleError, StructuredError } from "./platform/http/openapi.ts";
 import { refuseInvalidText } from "./platform/http/text-guard.ts";
 import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
@@ -218,9 +219,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         },
       },
       security: [{ apiKeyQuery: [] }, { apiKeyHeader: [] }],
+      tags: API_TAGS,
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
+  app.addHook("onRoute", documentRoute);
 
   app.get("/healthz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async () => ({
     status: "ok",
@@ -281,6 +284,49 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await db.close();
     },
   };
+}
+
+/** The document's tags: every operation has one of these (checked by documentRoute). */
+const API_TAGS = [
+  { name: "account", description: "The calling account's settings" },
+  { name: "contacts", description: "Contacts: create, look up, update" },
+  { name: "lists", description: "Contact lists and their members" },
+  { name: "messages", description: "Incoming and outgoing custom channel messages, history, resend" },
+  { name: "conversations", description: "Conversations and their bot state" },
+  { name: "campaigns", description: "Bot campaigns: instructions, knowledge, routing" },
+  { name: "subaccounts", description: "Agencies: sub-accounts, credit grants, auto-recharge" },
+  { name: "credits", description: "Credit balances and history" },
+  { name: "app", description: "The web app's session-authenticated API (not for API keys)" },
+];
+const TAG_NAMES = new Set(API_TAGS.map((t) => t.name));
+
+/**
+ * Every documented route has an operationId (the SDK is generated from them) and a declared tag, and
+ * lists the failures any route can answer, in its own error form: 413 and 415 wherever it takes a
+ * body, 500 and 503 everywhere. A route missing its id or tag stops the app from starting.
+ */
+function documentRoute(route: RouteOptions): void {
+  const schema = route.schema as
+    | {
+        hide?: boolean;
+        operationId?: string;
+        tags?: string[];
+        body?: unknown;
+        response?: Record<string, unknown>;
+      }
+    | undefined;
+  if (!schema || schema.hide || !/^\/(v1|app\/api)\//.test(route.url)) return;
+  if (!schema.operationId) throw new Error(`route ${route.method} ${route.url} has no operationId`);
+  const unknownTag = (schema.tags ?? []).find((t) => !TAG_NAMES.has(t));
+  if (!schema.tags?.length || unknownTag) {
+    throw new Error(`route ${route.method} ${route.url} needs a declared tag (got ${unknownTag ?? "none"})`);
+  }
+  const form =
+    (route.config as { errorForm?: string } | undefined)?.errorForm === "simple"
+      ? SimpleError
+      : StructuredError;
+  const statuses = [500, 503, ...(schema.body ? [413, 415] : [])];
+  schema.response = { ...Object.fromEntries(statuses.map((s) => [s, form])), ...(schema.response ?? {}) };
 }
 
 /**

@@ -9,6 +9,7 @@ export function accountRoutes(app: App, _ctx: AppContext): void {
     "/v1/account",
     {
       schema: {
+        operationId: "getAccount",
         summary: "The calling account's settings (extension)",
         tags: ["account"],
         response: { 200: AccountSettings, ...errorResponses(401, 429) },

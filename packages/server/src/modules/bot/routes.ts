@@ -35,6 +35,7 @@ export function botRoutes(app: App, { db }: AppContext): void {
     {
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
       schema: {
+        operationId: "createCampaign",
         summary: "Create a bot campaign (extension)",
         description: `A new campaign is a draft unless status is given. isDefault: true moves the account's default flag to it. ${CAMPAIGN_RULES}`,
         tags: ["campaigns"],
@@ -52,6 +53,7 @@ export function botRoutes(app: App, { db }: AppContext): void {
     "/v1/campaigns",
     {
       schema: {
+        operationId: "listCampaigns",
         summary: "List bot campaigns (extension)",
         description:
           "Oldest first (the order keyword routing uses), cursor pagination, optional status filter. " +
@@ -69,6 +71,7 @@ export function botRoutes(app: App, { db }: AppContext): void {
     "/v1/campaigns/:campaignId",
     {
       schema: {
+        operationId: "getCampaign",
         summary: "Get a bot campaign with its knowledge (extension)",
         description: "Errors: CAMPAIGN_NOT_FOUND (404), also for another account's campaign.",
         tags: ["campaigns"],
@@ -85,6 +88,7 @@ export function botRoutes(app: App, { db }: AppContext): void {
     {
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
       schema: {
+        operationId: "updateCampaign",
         summary: "Update a bot campaign (extension)",
         description:
           "Partial update: absent fields are kept; knowledge and keywords are replaced as a whole. " +
@@ -104,6 +108,7 @@ export function botRoutes(app: App, { db }: AppContext): void {
     "/v1/campaigns/:campaignId",
     {
       schema: {
+        operationId: "deleteCampaign",
         summary: "Delete a bot campaign (extension)",
         description:
           "The default campaign cannot be deleted (409 CAMPAIGN_IS_DEFAULT): make another one the default " +

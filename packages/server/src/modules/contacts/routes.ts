@@ -23,6 +23,7 @@ export function contactRoutes(app: App, { db }: AppContext): void {
     "/v1/contacts",
     {
       schema: {
+        operationId: "createContact",
         summary: "Create a contact",
         description:
           "At least a phone or an e-mail. The phone must carry its country code (400 INVALID_PHONE) and is " +
@@ -48,6 +49,7 @@ export function contactRoutes(app: App, { db }: AppContext): void {
     "/v1/contacts",
     {
       schema: {
+        operationId: "lookupContact",
         summary: "Look up a contact by phone number or e-mail",
         description:
           "One of phoneNumber or email (phoneNumber wins when both are given). The phone is normalised " +
@@ -69,6 +71,7 @@ export function contactRoutes(app: App, { db }: AppContext): void {
     "/v1/contacts/:contactId",
     {
       schema: {
+        operationId: "getContact",
         summary: "Get a contact",
         description: "Errors: CONTACT_NOT_FOUND (404), also for another account's contact.",
         tags: ["contacts"],
@@ -84,6 +87,7 @@ export function contactRoutes(app: App, { db }: AppContext): void {
       method,
       url: "/v1/contacts/:contactId",
       schema: {
+        operationId: method === "PATCH" ? "updateContact" : "replaceContact",
         summary: method === "PATCH" ? "Update a contact" : "Update a contact (same as PATCH)",
         description: UPDATE_DESCRIPTION,
         tags: ["contacts"],

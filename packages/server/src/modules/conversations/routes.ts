@@ -11,6 +11,7 @@ export function conversationRoutes(app: App, { db }: AppContext): void {
     "/v1/conversations",
     {
       schema: {
+        operationId: "listConversations",
         summary: "List conversations with their bot state (extension)",
         description:
           "Oldest first, cursor pagination. Filters: humanAlert=true (the hand-over queue), botPaused, " +
@@ -36,6 +37,7 @@ export function conversationRoutes(app: App, { db }: AppContext): void {
     "/v1/conversations/:conversationId",
     {
       schema: {
+        operationId: "getConversation",
         summary: "Get a conversation with its bot state and human alert (extension)",
         description: "Errors: CONVERSATION_NOT_FOUND (404), also for another account's conversation.",
         tags: ["conversations"],
@@ -56,6 +58,7 @@ export function conversationRoutes(app: App, { db }: AppContext): void {
     "/v1/conversations/:conversationId/bot",
     {
       schema: {
+        operationId: "setConversationBot",
         summary: "Pause or resume the AI bot for one conversation (extension)",
         description:
           "A person's reply from the inbox pauses the bot for the conversation (it never talks over a " +

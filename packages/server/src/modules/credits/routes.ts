@@ -52,6 +52,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
         checkGrantAmount(request.body);
       },
       schema: {
+        operationId: "grantSubaccountCredits",
         summary: "Grant credits to a sub-account (agency only)",
         description:
           "Authenticated only by the `x-api-key` header (an `apiKey` query parameter is not used: 401). " +
@@ -80,6 +81,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "listSubaccounts",
         summary: "List the agency's sub-accounts (extension, agency only)",
         description:
           "Oldest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. " +
@@ -99,6 +101,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "createSubaccount",
         summary: "Create a sub-account of the agency (extension, agency only)",
         description:
           "The answer carries the sub-account's own API key, shown only here. Errors: VALIDATION_ERROR, " +
@@ -121,6 +124,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "getSubaccount",
         summary: "Get one of the agency's sub-accounts (extension, agency only)",
         description: "Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).",
         tags: ["subaccounts"],
@@ -138,6 +142,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "setSubaccountAutoRecharge",
         summary: "Set a sub-account's auto-recharge (extension, agency only)",
         description:
           "When a debit takes the balance below `threshold`, one `subaccount.auto_recharge` event goes to " +
@@ -160,6 +165,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "clearSubaccountAutoRecharge",
         summary: "Turn a sub-account's auto-recharge off (extension, agency only)",
         description: "Idempotent. Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404).",
         tags: ["subaccounts"],
@@ -177,6 +183,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       config: agencyOnly,
       preValidation: agencyGate,
       schema: {
+        operationId: "listSubaccountTransactions",
         summary: "A sub-account's credit history (extension, agency only)",
         description:
           "Newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), NOT_AGENCY (403), " +
@@ -198,6 +205,7 @@ export function creditRoutes(app: App, ctx: AppContext): void {
     "/v1/credits/transactions",
     {
       schema: {
+        operationId: "listCreditTransactions",
         summary: "The calling account's credit history (extension)",
         description:
           "Grants, bot replies and operator adjustments, newest first, cursor pagination. Errors: " +

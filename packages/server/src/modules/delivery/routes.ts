@@ -21,6 +21,7 @@ export function deliveryRoutes(app: App, ctx: AppContext): void {
       url,
       {
         schema: {
+          operationId: alias ? "sendCustomChannelMessageAlias" : "sendCustomChannelMessage",
           summary: alias
             ? "Send a message through a custom channel (hyphenated alias)"
             : "Send a message through a custom channel",
@@ -51,6 +52,7 @@ export function deliveryRoutes(app: App, ctx: AppContext): void {
     "/v1/messages/:messageId/resend",
     {
       schema: {
+        operationId: "resendMessage",
         summary: "Resend a failed outbound message (extension)",
         description:
           "Queues a new delivery attempt now and restarts the retry schedule. Only for outbound messages " +
@@ -70,6 +72,7 @@ export function deliveryRoutes(app: App, ctx: AppContext): void {
     "/v1/conversations/:conversationId/messages",
     {
       schema: {
+        operationId: "replyInConversation",
         summary: "Reply in a conversation as a person (extension)",
         description:
           "Stores an outbound message with sender `human`, pauses the bot on this conversation and queues " +

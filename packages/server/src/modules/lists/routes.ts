@@ -28,6 +28,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists",
     {
       schema: {
+        operationId: "createList",
         summary: "Create a contact list (extension)",
         description: "Names need not be unique; the id identifies a list. Errors: VALIDATION_ERROR (400).",
         tags: ["lists"],
@@ -45,6 +46,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists",
     {
       schema: {
+        operationId: "listLists",
         summary: "List contact lists (extension)",
         description:
           "Oldest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. " +
@@ -61,6 +63,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists/:listId",
     {
       schema: {
+        operationId: "getList",
         summary: "Get a contact list (extension)",
         description: "Errors: LIST_NOT_FOUND (404), also for another account's list.",
         tags: ["lists"],
@@ -75,6 +78,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists/:listId/contacts",
     {
       schema: {
+        operationId: "addContactToList",
         summary: "Add a contact to a list",
         description:
           "Idempotent: added is false when the contact already was a member (never duplicated). Errors: " +
@@ -97,6 +101,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists/:listId/contacts",
     {
       schema: {
+        operationId: "listListContacts",
         summary: "List the contacts of a list",
         description:
           "Members in contact id order (oldest contact first), cursor pagination: pass the nextCursor " +
@@ -115,6 +120,7 @@ export function listRoutes(app: App, { db }: AppContext): void {
     "/v1/lists/:listId/contacts/:contactId",
     {
       schema: {
+        operationId: "removeContactFromList",
         summary: "Remove a contact from a list",
         description:
           "Idempotent: removed is false when the contact was not a member. The contact itself is kept. " +

@@ -28,6 +28,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
         // documents it in OpenAPI. Query strings keep the shared validator.
         validatorCompiler: (req) => (req.httpPart === "body" ? () => true : validatorCompiler(req)),
         schema: {
+          operationId: i === 0 ? "receiveIncomingMessage" : "receiveIncomingMessageAlias",
           summary:
             i === 0
               ? "Receive a message from an external system (custom channel)"
@@ -61,7 +62,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
       method: ["GET", "PUT", "DELETE", "PATCH", "OPTIONS"],
       url,
       config: { auth: "none", errorForm: "simple" },
-      schema: { hide: true },
+      schema: { hide: true, operationId: i === 0 ? "refuseIncomingMethod" : "refuseIncomingMethodAlias" },
       handler: async (request) => {
         throw new AppError("METHOD_NOT_ALLOWED", `Method ${request.method} not allowed; use POST`, {
           allow: "POST",
@@ -74,6 +75,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
     "/v1/messages/:messageId",
     {
       schema: {
+        operationId: "getMessage",
         summary: "One message with its delivery attempts (extension)",
         tags: ["messages"],
         params: MessageParams,
@@ -87,6 +89,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
     "/v1/messages/:messageId/media",
     {
       schema: {
+        operationId: "getMessageMedia",
         summary: "The stored attachment of a message, with its content type (extension)",
         tags: ["messages"],
         params: MessageParams,
@@ -134,6 +137,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
     "/v1/contacts/:contactId/messages",
     {
       schema: {
+        operationId: "listContactMessages",
         summary: "A contact's messages, oldest first, cursor-paginated (extension)",
         tags: ["messages"],
         params: ContactParams,
