@@ -53,6 +53,8 @@ export interface BuildOptions {
 
 export interface Parley {
   app: App;
+  /** Every route the app serves (method, URL template, auth mode): the route-security table walks it. */
+  routes: Array<{ method: string; url: string; auth: string | undefined }>;
   ctx: AppContext;
   db: Db;
   worker: JobWorker;
@@ -224,6 +226,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.addHook("onRoute", documentRoute);
+  const routes: Parley["routes"] = [];
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== "HEAD") routes.push({ method, url: route.url, auth: route.config?.auth });
+    }
+  });
 
   app.get("/healthz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async () => ({
     status: "ok",
@@ -267,6 +275,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   let closed = false;
   return {
     app,
+    routes,
     ctx,
     db,
     worker,
