@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountsModule } from "../src/modules/accounts/index.ts";
 import { AUTO_RECHARGE_EVENT, debit } from "../src/modules/credits/ledger.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { balanceOf, json, startTestApp, type TestApp, uniqueEmail } from "./helpers.ts";
 
 type Event = {
   type: string;
@@ -28,7 +28,7 @@ interface Delivery {
   body: string;
 }
 
-const email = (tag: string) => `${tag}-${randomBytes(4).toString("hex")}@example.com`;
+const email = uniqueEmail;
 
 /** A real HTTP receiver; `handle` decides the status (and may call Parley first). */
 async function startReceiver(handle: (d: Delivery, n: number) => Promise<number> | number) {
@@ -146,14 +146,7 @@ describe("auto-recharge", () => {
     return rows.map((r) => JSON.parse(r.payload) as Event);
   }
 
-  async function balance(accountId: string): Promise<number> {
-    const row = await t.parley.db.kysely
-      .selectFrom("accounts")
-      .select("credits")
-      .where("id", "=", accountId)
-      .executeTakeFirstOrThrow();
-    return row.credits;
-  }
+  const balance = (accountId: string) => balanceOf(t, accountId);
 
   describe("when the event fires", () => {
     it("fires once when a debit takes the balance below the threshold, and again only after recovery", async () => {

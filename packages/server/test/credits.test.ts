@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { creditsModule } from "../src/modules/credits/index.ts";
 import { debit } from "../src/modules/credits/ledger.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { balanceOf, json, newAgency, type Page, startTestApp, type TestApp, uniqueEmail } from "./helpers.ts";
 import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
 
 type Err = { error: { code: string; message: string } };
@@ -18,9 +18,7 @@ type Tx = {
   messageId: string | null;
   createdAt: string;
 };
-type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
-
-const email = (tag: string) => `${tag}-${randomBytes(4).toString("hex")}@example.com`;
+const email = uniqueEmail;
 
 describe("credits", () => {
   let t: TestApp;
@@ -30,10 +28,7 @@ describe("credits", () => {
   });
   afterAll(() => t.close());
 
-  async function agency() {
-    const e = email("agency");
-    return { email: e, ...(await t.account({ email: e, kind: "agency" })) };
-  }
+  const agency = () => newAgency(t);
 
   async function subOf(agencyId: string, credits = 0) {
     const e = email("sub");
@@ -52,14 +47,7 @@ describe("credits", () => {
     });
   }
 
-  async function balance(accountId: string): Promise<number> {
-    const row = await t.parley.db.kysely
-      .selectFrom("accounts")
-      .select("credits")
-      .where("id", "=", accountId)
-      .executeTakeFirstOrThrow();
-    return row.credits;
-  }
+  const balance = (accountId: string) => balanceOf(t, accountId);
 
   async function history(accountId: string) {
     return t.parley.db.kysely

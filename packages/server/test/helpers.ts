@@ -121,3 +121,25 @@ export async function startTestApp(
 export function json<T = Record<string, unknown>>(res: LightMyRequestResponse): T {
   return JSON.parse(res.body) as T;
 }
+
+/** A cursor page, as every list endpoint answers it. */
+export type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
+
+/** An e-mail address no other test uses. */
+export const uniqueEmail = (tag: string) => `${tag}-${randomBytes(4).toString("hex")}@example.com`;
+
+/** A new agency account, with its e-mail. */
+export async function newAgency(t: TestApp) {
+  const email = uniqueEmail("agency");
+  return { email, ...(await t.account({ email, kind: "agency" })) };
+}
+
+/** An account's balance in hundredths of a credit, read from the database. */
+export async function balanceOf(t: TestApp, accountId: string): Promise<number> {
+  const row = await t.parley.db.kysely
+    .selectFrom("accounts")
+    .select("credits")
+    .where("id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return row.credits;
+}

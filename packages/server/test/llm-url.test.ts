@@ -3,7 +3,7 @@
 // it, plain http only inside that allowance.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountsModule } from "../src/modules/accounts/index.ts";
-import { startTestApp, type TestApp } from "./helpers.ts";
+import { startTestApp, type TestApp, uniqueEmail } from "./helpers.ts";
 
 describe("--llm-base-url", () => {
   let t: TestApp;
@@ -44,12 +44,8 @@ describe("--llm-base-url", () => {
   });
 
   it("accepts a public https endpoint, and none clears it", async () => {
-    const acc = await t.account();
-    const { email } = await t.parley.db.kysely
-      .selectFrom("accounts")
-      .select("email")
-      .where("id", "=", acc.accountId)
-      .executeTakeFirstOrThrow();
+    const email = uniqueEmail("llm");
+    await t.account({ email });
     expect(await set(email, "https://api.openai.com/v1")).toMatchObject({
       llm: { baseUrl: "https://api.openai.com/v1" },
     });

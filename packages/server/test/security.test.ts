@@ -197,7 +197,7 @@ describe("route-security table", () => {
 
   it("never shows another tenant's rows in a list", async () => {
     const failures: string[] = [];
-    const theirs = (route: string, row: Row) =>
+    const theirs = (row: Row) =>
       row.auth === "agency"
         ? [w.y.subaccountId, w.y.subaccountEmail]
         : [
@@ -212,7 +212,7 @@ describe("route-security table", () => {
       if (!row.list) continue;
       const res = await call("GET", row.list(w), row.auth === "agency" ? w.x.apiKey : w.a.apiKey);
       expect(res.statusCode, route).toBe(200);
-      for (const id of theirs(route, row)) if (res.body.includes(id)) failures.push(`${route} shows ${id}`);
+      for (const id of theirs(row)) if (res.body.includes(id)) failures.push(`${route} shows ${id}`);
     }
     expect(failures).toEqual([]);
   });

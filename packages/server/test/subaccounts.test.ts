@@ -1,9 +1,6 @@
-// Agency sub-accounts: the /v1/subaccounts extension (header key, agency only, tenant isolation),
-// auto-recharge settings through the API and the CLI, and `parley account create --agency/--parent`.
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accountsModule } from "../src/modules/accounts/index.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { json, newAgency, type Page, startTestApp, type TestApp, uniqueEmail } from "./helpers.ts";
 import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
 
 type Err = { error: { code: string; message: string } };
@@ -16,9 +13,7 @@ type Sub = {
   createdAt: string;
   apiKey?: string;
 };
-type Page<T> = { data: T[]; hasMore: boolean; nextCursor: string | null };
-
-const email = (tag: string) => `${tag}-${randomBytes(4).toString("hex")}@example.com`;
+const email = uniqueEmail;
 
 describe("sub-accounts", () => {
   let t: TestApp;
@@ -28,10 +23,7 @@ describe("sub-accounts", () => {
   });
   afterAll(() => t.close());
 
-  async function agency() {
-    const e = email("agency");
-    return { email: e, ...(await t.account({ email: e, kind: "agency" })) };
-  }
+  const agency = () => newAgency(t);
 
   function call(
     method: "GET" | "POST" | "PUT" | "DELETE",
