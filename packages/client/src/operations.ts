@@ -1,8 +1,9 @@
 // Every /v1 operation of the server, by its OpenAPI operationId. The request and response types of each
-// come from the generated document (src/generated/openapi.ts) through `paths[path][method]`; the drift
-// test checks this table against the live document (same operationIds, methods and paths, nothing
-// missing). Adding an operation: regenerate, add a row here, add a method in client.ts.
-import type { paths } from "./generated/openapi.ts";
+// come from the generated document (src/generated/openapi.ts) as `operations[operationId]`: a key here
+// that the document does not have is a type error. The drift test checks this table against the live
+// document (same operationIds, methods, paths and key transport; nothing missing, nothing extra).
+// Adding an operation: `npm run generate -w @parley/client`, add a row here, add a method in client.ts.
+import type { operations, paths } from "./generated/openapi.ts";
 
 export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 
@@ -85,7 +86,7 @@ export const OPERATIONS = {
 
 export type OperationId = keyof typeof OPERATIONS;
 
-type Op<K extends OperationId> = paths[(typeof OPERATIONS)[K]["path"]][(typeof OPERATIONS)[K]["method"]];
+type Op<K extends OperationId> = operations[K];
 
 type JsonOf<T> = T extends { content: { "application/json": infer B } } ? B : never;
 

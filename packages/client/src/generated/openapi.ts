@@ -10,80 +10,7 @@ export interface paths {
       cookie?: never;
     };
     /** The calling account's settings (extension) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              accountId: string;
-              name: string;
-              email: string;
-              kind: "standard" | "agency" | "subaccount";
-              parentAccountId: string | null;
-              credits: number;
-              botActive: boolean;
-              webhookUrl: string | null;
-              webhookSecret: string;
-              eventsWebhookUrl: string | null;
-              llm: {
-                baseUrl: string | null;
-                model: string | null;
-                apiKeySet: boolean;
-              };
-              autoRecharge: {
-                threshold: number;
-                amount: number;
-              } | null;
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getAccount"];
     put?: never;
     post?: never;
     delete?: never;
@@ -103,238 +30,13 @@ export interface paths {
      * Look up a contact by phone number or e-mail
      * @description One of phoneNumber or email (phoneNumber wins when both are given). The phone is normalised (`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; several contacts with one e-mail: the earliest created. Errors: VALIDATION_ERROR (neither given), INVALID_PHONE, INVALID_EMAIL (400), CONTACT_NOT_FOUND (404).
      */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Normalised before lookup; URL-encode the + as %2B (a leading space is read as +) */
-          phoneNumber?: string;
-          /** @description Case-insensitive */
-          email?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              contactId: string;
-              /** @description A contact */
-              contact: {
-                /** @description Contact id (ct_…), sortable by creation time */
-                id: string;
-                firstName: string | null;
-                lastName: string | null;
-                /** @description E.164, e.g. +14155550100 */
-                phone: string | null;
-                /** @description Lower-cased */
-                email: string | null;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-                /** @description ISO 8601 UTC */
-                updatedAt: string;
-                /** @description Per-contact AI bot switch */
-                botActive: boolean;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["lookupContact"];
     put?: never;
     /**
      * Create a contact
      * @description At least a phone or an e-mail. The phone must carry its country code (400 INVALID_PHONE) and is stored as E.164; the e-mail is validated (400 INVALID_EMAIL) and lower-cased; neither given: 400 MISSING_IDENTIFIER. A new contact answers 201. A contact with the same phone already exists: 200 with that contact, unchanged, nothing created.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            firstName?: string | null;
-            lastName?: string | null;
-            phone?: string | null;
-            phoneNumber?: string | null;
-            email?: string | null;
-          };
-        };
-      };
-      responses: {
-        /** @description A contact with this phone already existed (unchanged) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
-        };
-        /** @description Contact created */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createContact"];
     delete?: never;
     options?: never;
     head?: never;
@@ -352,239 +54,12 @@ export interface paths {
      * Get a contact
      * @description Errors: CONTACT_NOT_FOUND (404), also for another account's contact.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          contactId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A contact */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getContact"];
     /**
      * Update a contact (same as PATCH)
      * @description Partial update: absent fields are kept, null (or an empty string) clears firstName, lastName, phone or email. A contact keeps at least a phone or an e-mail (400 MISSING_IDENTIFIER). A phone held by another contact: 409 CONTACT_EXISTS. Errors: VALIDATION_ERROR, INVALID_PHONE, INVALID_EMAIL, MISSING_IDENTIFIER (400), CONTACT_NOT_FOUND (404), CONTACT_EXISTS (409).
      */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          contactId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            firstName?: string | null;
-            lastName?: string | null;
-            phone?: string | null;
-            phoneNumber?: string | null;
-            email?: string | null;
-            botActive?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description A contact */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    put: operations["replaceContact"];
     post?: never;
     delete?: never;
     options?: never;
@@ -593,134 +68,7 @@ export interface paths {
      * Update a contact
      * @description Partial update: absent fields are kept, null (or an empty string) clears firstName, lastName, phone or email. A contact keeps at least a phone or an e-mail (400 MISSING_IDENTIFIER). A phone held by another contact: 409 CONTACT_EXISTS. Errors: VALIDATION_ERROR, INVALID_PHONE, INVALID_EMAIL, MISSING_IDENTIFIER (400), CONTACT_NOT_FOUND (404), CONTACT_EXISTS (409).
      */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          contactId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            firstName?: string | null;
-            lastName?: string | null;
-            phone?: string | null;
-            phoneNumber?: string | null;
-            email?: string | null;
-            botActive?: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description A contact */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    patch: operations["updateContact"];
     trace?: never;
   };
   "/v1/conversations": {
@@ -734,109 +82,7 @@ export interface paths {
      * List conversations with their bot state (extension)
      * @description Oldest first, cursor pagination. Filters: humanAlert=true (the hand-over queue), botPaused, contactId, campaignId. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
      */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
-          /** @description Only conversations with (true) or without (false) an alert */
-          humanAlert?: boolean;
-          botPaused?: boolean;
-          contactId?: string;
-          campaignId?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                /** @description cv_… */
-                id: string;
-                contactId: string;
-                channel: string | null;
-                /** @description The campaign the conversation was last routed to */
-                campaignId: string | null;
-                /** @description Paused by a person's reply or an operator */
-                botPaused: boolean;
-                /** @description Whether the bot would answer now: account and contact switches on, not paused */
-                botActive: boolean;
-                /** @description A person should look at this conversation */
-                humanAlert: boolean;
-                /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
-                humanAlertReason: string | null;
-                lastMessageAt: string;
-                createdAt: string;
-                updatedAt: string;
-                /** @description open or resolved (in the inbox); a new incoming message reopens it */
-                status: "open" | "resolved";
-                /** @description The user (usr_…) the conversation is assigned to in the inbox */
-                assigneeId: string | null;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listConversations"];
     put?: never;
     post?: never;
     delete?: never;
@@ -856,114 +102,7 @@ export interface paths {
      * Get a conversation with its bot state and human alert (extension)
      * @description Errors: CONVERSATION_NOT_FOUND (404), also for another account's conversation.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          conversationId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A conversation with its bot state (extension) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description cv_… */
-              id: string;
-              contactId: string;
-              channel: string | null;
-              /** @description The campaign the conversation was last routed to */
-              campaignId: string | null;
-              /** @description Paused by a person's reply or an operator */
-              botPaused: boolean;
-              /** @description Whether the bot would answer now: account and contact switches on, not paused */
-              botActive: boolean;
-              /** @description A person should look at this conversation */
-              humanAlert: boolean;
-              /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
-              humanAlertReason: string | null;
-              lastMessageAt: string;
-              createdAt: string;
-              updatedAt: string;
-              /** @description open or resolved (in the inbox); a new incoming message reopens it */
-              status: "open" | "resolved";
-              /** @description The user (usr_…) the conversation is assigned to in the inbox */
-              assigneeId: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getConversation"];
     put?: never;
     post?: never;
     delete?: never;
@@ -985,121 +124,7 @@ export interface paths {
      * Pause or resume the AI bot for one conversation (extension)
      * @description A person's reply from the inbox pauses the bot for the conversation (it never talks over a human). active: true resumes it and clears the human alert; active: false pauses it. The account and contact switches still apply (botActive in the answer is the effective state). Errors: VALIDATION_ERROR (400), CONVERSATION_NOT_FOUND (404).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          conversationId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description true resumes the bot (and clears the human alert), false pauses it for this conversation */
-            active: boolean;
-          };
-        };
-      };
-      responses: {
-        /** @description A conversation with its bot state (extension) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description cv_… */
-              id: string;
-              contactId: string;
-              channel: string | null;
-              /** @description The campaign the conversation was last routed to */
-              campaignId: string | null;
-              /** @description Paused by a person's reply or an operator */
-              botPaused: boolean;
-              /** @description Whether the bot would answer now: account and contact switches on, not paused */
-              botActive: boolean;
-              /** @description A person should look at this conversation */
-              humanAlert: boolean;
-              /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
-              humanAlertReason: string | null;
-              lastMessageAt: string;
-              createdAt: string;
-              updatedAt: string;
-              /** @description open or resolved (in the inbox); a new incoming message reopens it */
-              status: "open" | "resolved";
-              /** @description The user (usr_…) the conversation is assigned to in the inbox */
-              assigneeId: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["setConversationBot"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1117,179 +142,13 @@ export interface paths {
      * List contact lists (extension)
      * @description Oldest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
      */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                /** @description List id (ls_…) */
-                id: string;
-                name: string;
-                memberCount: number;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-                /** @description ISO 8601 UTC */
-                updatedAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listLists"];
     put?: never;
     /**
      * Create a contact list (extension)
      * @description Names need not be unique; the id identifies a list. Errors: VALIDATION_ERROR (400).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            name: string;
-          };
-        };
-      };
-      responses: {
-        /** @description A contact list */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description List id (ls_…) */
-              id: string;
-              name: string;
-              memberCount: number;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["createList"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1307,101 +166,7 @@ export interface paths {
      * Get a contact list (extension)
      * @description Errors: LIST_NOT_FOUND (404), also for another account's list.
      */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          listId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A contact list */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description List id (ls_…) */
-              id: string;
-              name: string;
-              memberCount: number;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getList"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1421,220 +186,13 @@ export interface paths {
      * List the contacts of a list
      * @description Members in contact id order (oldest contact first), cursor pagination: pass the nextCursor of a page as cursor to get the next; every member appears exactly once. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), LIST_NOT_FOUND (404).
      */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
-        };
-        header?: never;
-        path: {
-          listId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                /** @description Contact id (ct_…), sortable by creation time */
-                id: string;
-                firstName: string | null;
-                lastName: string | null;
-                /** @description E.164, e.g. +14155550100 */
-                phone: string | null;
-                /** @description Lower-cased */
-                email: string | null;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-                /** @description ISO 8601 UTC */
-                updatedAt: string;
-                /** @description Per-contact AI bot switch */
-                botActive: boolean;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listListContacts"];
     put?: never;
     /**
      * Add a contact to a list
      * @description Idempotent: added is false when the contact already was a member (never duplicated). Errors: VALIDATION_ERROR (400, contactId missing), LIST_NOT_FOUND, CONTACT_NOT_FOUND (404).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          listId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            /** @description Id of a contact of this account */
-            contactId: string;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              listId: string;
-              contactId: string;
-              /** @description false when the contact already was a member */
-              added: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["addContactToList"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1655,100 +213,7 @@ export interface paths {
      * Remove a contact from a list
      * @description Idempotent: removed is false when the contact was not a member. The contact itself is kept. Errors: LIST_NOT_FOUND, CONTACT_NOT_FOUND (404).
      */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          listId: string;
-          contactId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              listId: string;
-              contactId: string;
-              /** @description false when the contact was not a member */
-              removed: boolean;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    delete: operations["removeContactFromList"];
     options?: never;
     head?: never;
     patch?: never;
@@ -1767,136 +232,7 @@ export interface paths {
      * Receive a message from an external system (custom channel)
      * @description Stores the message (creating the contact and conversation on first contact) and, for text messages, lets the AI bot reply. 200 means committed. A repeated messageSid is answered with the original messageId and "duplicate": true, and triggers nothing again. Every error uses the simple form {"error":"…"}. Any other method: 405 with Allow: POST. Also served at /v1/incoming-custom-channel-message.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      /** @description customData.messageSid or customData.id is required */
-      requestBody: {
-        content: {
-          "application/json": {
-            customData: {
-              /** @description Unique message id in your system; a repeat is answered with the original messageId */
-              messageSid?: string;
-              /** @description Alternative to messageSid (used when messageSid is absent) */
-              id?: string;
-              /** @description Sender id in your system; the same fromId is always the same contact and conversation */
-              fromId: string;
-              /** @description Business identifier; any text */
-              toId: string;
-              /** @description Message text, not blank. For a reaction: the emoji */
-              body: string;
-              /** @description Default received */
-              status?: "received" | "delivered" | "read" | null;
-              /** @description Label of the source (a live chat, e-mail, CRM, …) */
-              channel?: string | null;
-              /** @description Routes the message to this campaign's bot configuration */
-              campaignId?: string | null;
-              /** @description Used when the contact is created */
-              firstName?: string | null;
-              /** @description Used when the contact is created */
-              lastName?: string | null;
-              /** @description Used when the contact is created; must be a valid address */
-              email?: string | null;
-              /** @description For messageType reaction: the messageSid reacted to */
-              reactionTo?: string | null;
-              /** @description Attachment: an http(s) URL the service downloads, or an embedded file `data:<mime>;base64,<data>` (at most 16 MiB decoded; the request at most 25 MiB) */
-              mediaUrl?: string | null;
-              /** @description MIME type of the attachment; required with mediaUrl and must match the real content */
-              mediaContentType?: string | null;
-            };
-            /** @description Omitted or text for a regular message; reaction for an emoji reaction */
-            messageType?: "text" | "reaction" | null;
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              messageId: string;
-              /** @description true when this messageSid was already received; nothing was processed again */
-              duplicate?: boolean;
-            };
-          };
-        };
-        /** @description Simple error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-        /** @description Simple error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-        /** @description Simple error */
-        405: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-        /** @description Simple error */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-        /** @description Simple error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-        /** @description Simple error */
-        500: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-            };
-          };
-        };
-      };
-    };
+    post: operations["receiveIncomingMessage"];
     delete?: never;
     options?: never;
     head?: never;
@@ -1911,129 +247,7 @@ export interface paths {
       cookie?: never;
     };
     /** One message with its delivery attempts (extension) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          messageId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              conversationId: string;
-              contactId: string;
-              direction: "inbound" | "outbound";
-              type: "text" | "reaction";
-              sender: "contact" | "bot" | "human" | "api";
-              body: string;
-              /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
-              status: string;
-              channel: string | null;
-              campaignId: string | null;
-              messageSid: string | null;
-              fromId: string | null;
-              toId: string | null;
-              reactionTo: {
-                messageSid: string;
-                messageId: string | null;
-              } | null;
-              media: {
-                state: "pending" | "stored" | "rejected";
-                contentType: string | null;
-                size: number | null;
-                sha256: string | null;
-                reason: string | null;
-                url: string | null;
-              } | null;
-              error: {
-                statusCode: number | null;
-                errorClass: string;
-                message: string;
-                responseBody: string | null;
-                at: string;
-              } | null;
-              deliveryAttempts: {
-                id: string;
-                attemptedAt: string;
-                durationMs: number;
-                statusCode: number | null;
-                errorClass: string | null;
-                errorMessage: string | null;
-                responseBody: string | null;
-                /** @description Where the attempt was sent */
-                url: string | null;
-                /** @description 1 for the first attempt */
-                attemptNumber: number | null;
-                /** @description scheduled: first attempt or retry schedule; manual: a resend */
-                trigger: "scheduled" | "manual" | null;
-                /** @description When this attempt failed and another is scheduled: when */
-                nextAttemptAt: string | null;
-              }[];
-              createdAt: string;
-              updatedAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getMessage"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2050,76 +264,7 @@ export interface paths {
       cookie?: never;
     };
     /** The stored attachment of a message, with its content type (extension) */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          messageId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The attachment's bytes, with its content type */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": unknown;
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["getMessageMedia"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2136,153 +281,7 @@ export interface paths {
       cookie?: never;
     };
     /** A contact's messages, oldest first, cursor-paginated (extension) */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
-        };
-        header?: never;
-        path: {
-          contactId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                id: string;
-                conversationId: string;
-                contactId: string;
-                direction: "inbound" | "outbound";
-                type: "text" | "reaction";
-                sender: "contact" | "bot" | "human" | "api";
-                body: string;
-                /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
-                status: string;
-                channel: string | null;
-                campaignId: string | null;
-                messageSid: string | null;
-                fromId: string | null;
-                toId: string | null;
-                reactionTo: {
-                  messageSid: string;
-                  messageId: string | null;
-                } | null;
-                media: {
-                  state: "pending" | "stored" | "rejected";
-                  contentType: string | null;
-                  size: number | null;
-                  sha256: string | null;
-                  reason: string | null;
-                  url: string | null;
-                } | null;
-                error: {
-                  statusCode: number | null;
-                  errorClass: string;
-                  message: string;
-                  responseBody: string | null;
-                  at: string;
-                } | null;
-                deliveryAttempts: {
-                  id: string;
-                  attemptedAt: string;
-                  durationMs: number;
-                  statusCode: number | null;
-                  errorClass: string | null;
-                  errorMessage: string | null;
-                  responseBody: string | null;
-                  /** @description Where the attempt was sent */
-                  url: string | null;
-                  /** @description 1 for the first attempt */
-                  attemptNumber: number | null;
-                  /** @description scheduled: first attempt or retry schedule; manual: a resend */
-                  trigger: "scheduled" | "manual" | null;
-                  /** @description When this attempt failed and another is scheduled: when */
-                  nextAttemptAt: string | null;
-                }[];
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    get: operations["listContactMessages"];
     put?: never;
     post?: never;
     delete?: never;
@@ -2304,117 +303,7 @@ export interface paths {
      * Send a message through a custom channel
      * @description Creates or updates the contact by `customData.fromId`, stores the outbound message (sender `api`, status `pending`) and queues its signed delivery to the account's custom channel webhook URL. 400 WEBHOOK_NOT_CONFIGURED when no URL is set (nothing is stored).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            customData: {
-              /** @description The contact's id on the external platform; delivered back as the event's toId */
-              fromId: string;
-              /** @description Name of the custom channel; delivered as the event's channel */
-              customChannel: string;
-              /** @description Text to send (not blank) */
-              body: string;
-              /** @description Campaign id, echoed in the event */
-              campaignId?: string | null;
-              /** @description Creates or updates the contact's first name */
-              firstName?: string | null;
-              /** @description Creates or updates the contact's last name */
-              lastName?: string | null;
-              /** @description Creates or updates the contact's e-mail */
-              email?: string | null;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              success: boolean;
-              messageId: string;
-              contactId: string;
-              /** @description Message queued for delivery */
-              message: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["sendCustomChannelMessage"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2434,117 +323,7 @@ export interface paths {
      * Send a message through a custom channel (hyphenated alias)
      * @description Creates or updates the contact by `customData.fromId`, stores the outbound message (sender `api`, status `pending`) and queues its signed delivery to the account's custom channel webhook URL. 400 WEBHOOK_NOT_CONFIGURED when no URL is set (nothing is stored).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": {
-            customData: {
-              /** @description The contact's id on the external platform; delivered back as the event's toId */
-              fromId: string;
-              /** @description Name of the custom channel; delivered as the event's channel */
-              customChannel: string;
-              /** @description Text to send (not blank) */
-              body: string;
-              /** @description Campaign id, echoed in the event */
-              campaignId?: string | null;
-              /** @description Creates or updates the contact's first name */
-              firstName?: string | null;
-              /** @description Creates or updates the contact's last name */
-              lastName?: string | null;
-              /** @description Creates or updates the contact's e-mail */
-              email?: string | null;
-            };
-          };
-        };
-      };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              success: boolean;
-              messageId: string;
-              contactId: string;
-              /** @description Message queued for delivery */
-              message: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["sendCustomChannelMessageAlias"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2564,97 +343,7 @@ export interface paths {
      * Resend a failed outbound message (extension)
      * @description Queues a new delivery attempt now and restarts the retry schedule. Only for outbound messages whose status is `failed` (else 409 MESSAGE_NOT_FAILED).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          messageId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              success: boolean;
-              messageId: string;
-              /** @enum {string} */
-              status: "pending";
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
+    post: operations["resendMessage"];
     delete?: never;
     options?: never;
     head?: never;
@@ -2674,31 +363,2859 @@ export interface paths {
      * Reply in a conversation as a person (extension)
      * @description Stores an outbound message with sender `human`, pauses the bot on this conversation and queues the delivery to the custom channel webhook URL, exactly like a reply typed in the inbox.
      */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          conversationId: string;
+    post: operations["replyInConversation"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List bot campaigns (extension)
+     * @description Oldest first (the order keyword routing uses), cursor pagination, optional status filter. Items carry knowledgeCount instead of the knowledge itself; GET one campaign for it. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
+     */
+    get: operations["listCampaigns"];
+    put?: never;
+    /**
+     * Create a bot campaign (extension)
+     * @description A new campaign is a draft unless status is given. isDefault: true moves the account's default flag to it. name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), alternatives (optional, ≤ 20 other phrasings of the question, each ≤ 1,000)} or {text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ 20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm (default auto); model optional. Errors: VALIDATION_ERROR (400).
+     */
+    post: operations["createCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a bot campaign with its knowledge (extension)
+     * @description Errors: CAMPAIGN_NOT_FOUND (404), also for another account's campaign.
+     */
+    get: operations["getCampaign"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a bot campaign (extension)
+     * @description The default campaign cannot be deleted (409 CAMPAIGN_IS_DEFAULT): make another one the default first. Messages keep the campaignId they were sent with. Errors: CAMPAIGN_NOT_FOUND (404).
+     */
+    delete: operations["deleteCampaign"];
+    options?: never;
+    head?: never;
+    /**
+     * Update a bot campaign (extension)
+     * @description Partial update: absent fields are kept; knowledge and keywords are replaced as a whole. isDefault: true makes this the default (the previous default stops being one); false on the default: 409 CAMPAIGN_IS_DEFAULT. name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), alternatives (optional, ≤ 20 other phrasings of the question, each ≤ 1,000)} or {text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ 20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm (default auto); model optional. Errors: VALIDATION_ERROR (400). CAMPAIGN_NOT_FOUND (404).
+     */
+    patch: operations["updateCampaign"];
+    trace?: never;
+  };
+  "/v1/subaccounts/credits": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Grant credits to a sub-account (agency only)
+     * @description Authenticated only by the `x-api-key` header (an `apiKey` query parameter is not used: 401). Balance and history row change in one transaction. Optional `Idempotency-Key` header (1–255 printable ASCII characters, kept 24 h): the same key with the same body replays the stored answer (header `Idempotent-Replayed: true`) without granting again; with another body: 422 IDEMPOTENCY_KEY_REUSED. Errors: INVALID_AMOUNT, INVALID_EMAIL, VALIDATION_ERROR (400), UNAUTHORIZED (401), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's sub-account), IDEMPOTENCY_KEY_IN_USE (409), IDEMPOTENCY_KEY_REUSED (422).
+     */
+    post: operations["grantSubaccountCredits"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the agency's sub-accounts (extension, agency only)
+     * @description Oldest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), NOT_AGENCY (403).
+     */
+    get: operations["listSubaccounts"];
+    put?: never;
+    /**
+     * Create a sub-account of the agency (extension, agency only)
+     * @description The answer carries the sub-account's own API key, shown only here. Errors: VALIDATION_ERROR, INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, the e-mail is taken).
+     */
+    post: operations["createSubaccount"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one of the agency's sub-accounts (extension, agency only)
+     * @description Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).
+     */
+    get: operations["getSubaccount"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}/auto-recharge": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a sub-account's auto-recharge (extension, agency only)
+     * @description When a debit takes the balance below `threshold`, one `subaccount.auto_recharge` event goes to the agency's events webhook URL; the next one only after the balance was at or above the threshold again. Errors: VALIDATION_ERROR, INVALID_AMOUNT (400), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404).
+     */
+    put: operations["setSubaccountAutoRecharge"];
+    post?: never;
+    /**
+     * Turn a sub-account's auto-recharge off (extension, agency only)
+     * @description Idempotent. Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404).
+     */
+    delete: operations["clearSubaccountAutoRecharge"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}/credits/transactions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A sub-account's credit history (extension, agency only)
+     * @description Newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's sub-account).
+     */
+    get: operations["listSubaccountTransactions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/credits/transactions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The calling account's credit history (extension)
+     * @description Grants, bot replies and operator adjustments, newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
+     */
+    get: operations["listCreditTransactions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: never;
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           "application/json": {
-            /** @description Reply text (not blank) */
-            body: string;
+            accountId: string;
+            name: string;
+            email: string;
+            kind: "standard" | "agency" | "subaccount";
+            parentAccountId: string | null;
+            credits: number;
+            botActive: boolean;
+            webhookUrl: string | null;
+            webhookSecret: string;
+            eventsWebhookUrl: string | null;
+            llm: {
+              baseUrl: string | null;
+              model: string | null;
+              apiKeySet: boolean;
+            };
+            autoRecharge: {
+              threshold: number;
+              amount: number;
+            } | null;
+            createdAt: string;
+            updatedAt: string;
           };
         };
       };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
           };
-          content: {
-            "application/json": {
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  lookupContact: {
+    parameters: {
+      query?: {
+        /** @description Normalised before lookup; URL-encode the + as %2B (a leading space is read as +) */
+        phoneNumber?: string;
+        /** @description Case-insensitive */
+        email?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            contactId: string;
+            /** @description A contact */
+            contact: {
+              /** @description Contact id (ct_…), sortable by creation time */
+              id: string;
+              firstName: string | null;
+              lastName: string | null;
+              /** @description E.164, e.g. +14155550100 */
+              phone: string | null;
+              /** @description Lower-cased */
+              email: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+              /** @description Per-contact AI bot switch */
+              botActive: boolean;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          firstName?: string | null;
+          lastName?: string | null;
+          phone?: string | null;
+          phoneNumber?: string | null;
+          email?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description A contact with this phone already existed (unchanged) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Contact id (ct_…), sortable by creation time */
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description E.164, e.g. +14155550100 */
+            phone: string | null;
+            /** @description Lower-cased */
+            email: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** @description Per-contact AI bot switch */
+            botActive: boolean;
+          };
+        };
+      };
+      /** @description Contact created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Contact id (ct_…), sortable by creation time */
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description E.164, e.g. +14155550100 */
+            phone: string | null;
+            /** @description Lower-cased */
+            email: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** @description Per-contact AI bot switch */
+            botActive: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Contact id (ct_…), sortable by creation time */
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description E.164, e.g. +14155550100 */
+            phone: string | null;
+            /** @description Lower-cased */
+            email: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** @description Per-contact AI bot switch */
+            botActive: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  replaceContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          firstName?: string | null;
+          lastName?: string | null;
+          phone?: string | null;
+          phoneNumber?: string | null;
+          email?: string | null;
+          botActive?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Contact id (ct_…), sortable by creation time */
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description E.164, e.g. +14155550100 */
+            phone: string | null;
+            /** @description Lower-cased */
+            email: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** @description Per-contact AI bot switch */
+            botActive: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          firstName?: string | null;
+          lastName?: string | null;
+          phone?: string | null;
+          phoneNumber?: string | null;
+          email?: string | null;
+          botActive?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A contact */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Contact id (ct_…), sortable by creation time */
+            id: string;
+            firstName: string | null;
+            lastName: string | null;
+            /** @description E.164, e.g. +14155550100 */
+            phone: string | null;
+            /** @description Lower-cased */
+            email: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** @description Per-contact AI bot switch */
+            botActive: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listConversations: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        /** @description Only conversations with (true) or without (false) an alert */
+        humanAlert?: boolean;
+        botPaused?: boolean;
+        contactId?: string;
+        campaignId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description cv_… */
+              id: string;
+              contactId: string;
+              channel: string | null;
+              /** @description The campaign the conversation was last routed to */
+              campaignId: string | null;
+              /** @description Paused by a person's reply or an operator */
+              botPaused: boolean;
+              /** @description Whether the bot would answer now: account and contact switches on, not paused */
+              botActive: boolean;
+              /** @description A person should look at this conversation */
+              humanAlert: boolean;
+              /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+              humanAlertReason: string | null;
+              lastMessageAt: string;
+              createdAt: string;
+              updatedAt: string;
+              /** @description open or resolved (in the inbox); a new incoming message reopens it */
+              status: "open" | "resolved";
+              /** @description The user (usr_…) the conversation is assigned to in the inbox */
+              assigneeId: string | null;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A conversation with its bot state (extension) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description cv_… */
+            id: string;
+            contactId: string;
+            channel: string | null;
+            /** @description The campaign the conversation was last routed to */
+            campaignId: string | null;
+            /** @description Paused by a person's reply or an operator */
+            botPaused: boolean;
+            /** @description Whether the bot would answer now: account and contact switches on, not paused */
+            botActive: boolean;
+            /** @description A person should look at this conversation */
+            humanAlert: boolean;
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+            humanAlertReason: string | null;
+            lastMessageAt: string;
+            createdAt: string;
+            updatedAt: string;
+            /** @description open or resolved (in the inbox); a new incoming message reopens it */
+            status: "open" | "resolved";
+            /** @description The user (usr_…) the conversation is assigned to in the inbox */
+            assigneeId: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  setConversationBot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description true resumes the bot (and clears the human alert), false pauses it for this conversation */
+          active: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A conversation with its bot state (extension) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description cv_… */
+            id: string;
+            contactId: string;
+            channel: string | null;
+            /** @description The campaign the conversation was last routed to */
+            campaignId: string | null;
+            /** @description Paused by a person's reply or an operator */
+            botPaused: boolean;
+            /** @description Whether the bot would answer now: account and contact switches on, not paused */
+            botActive: boolean;
+            /** @description A person should look at this conversation */
+            humanAlert: boolean;
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+            humanAlertReason: string | null;
+            lastMessageAt: string;
+            createdAt: string;
+            updatedAt: string;
+            /** @description open or resolved (in the inbox); a new incoming message reopens it */
+            status: "open" | "resolved";
+            /** @description The user (usr_…) the conversation is assigned to in the inbox */
+            assigneeId: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listLists: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description List id (ls_…) */
+              id: string;
+              name: string;
+              memberCount: number;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A contact list */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description List id (ls_…) */
+            id: string;
+            name: string;
+            memberCount: number;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A contact list */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description List id (ls_…) */
+            id: string;
+            name: string;
+            memberCount: number;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listListContacts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description Contact id (ct_…), sortable by creation time */
+              id: string;
+              firstName: string | null;
+              lastName: string | null;
+              /** @description E.164, e.g. +14155550100 */
+              phone: string | null;
+              /** @description Lower-cased */
+              email: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+              /** @description Per-contact AI bot switch */
+              botActive: boolean;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  addContactToList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Id of a contact of this account */
+          contactId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            listId: string;
+            contactId: string;
+            /** @description false when the contact already was a member */
+            added: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  removeContactFromList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        listId: string;
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            listId: string;
+            contactId: string;
+            /** @description false when the contact was not a member */
+            removed: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  receiveIncomingMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description customData.messageSid or customData.id is required */
+    requestBody: {
+      content: {
+        "application/json": {
+          customData: {
+            /** @description Unique message id in your system; a repeat is answered with the original messageId */
+            messageSid?: string;
+            /** @description Alternative to messageSid (used when messageSid is absent) */
+            id?: string;
+            /** @description Sender id in your system; the same fromId is always the same contact and conversation */
+            fromId: string;
+            /** @description Business identifier; any text */
+            toId: string;
+            /** @description Message text, not blank. For a reaction: the emoji */
+            body: string;
+            /** @description Default received */
+            status?: "received" | "delivered" | "read" | null;
+            /** @description Label of the source (a live chat, e-mail, CRM, …) */
+            channel?: string | null;
+            /** @description Routes the message to this campaign's bot configuration */
+            campaignId?: string | null;
+            /** @description Used when the contact is created */
+            firstName?: string | null;
+            /** @description Used when the contact is created */
+            lastName?: string | null;
+            /** @description Used when the contact is created; must be a valid address */
+            email?: string | null;
+            /** @description For messageType reaction: the messageSid reacted to */
+            reactionTo?: string | null;
+            /** @description Attachment: an http(s) URL the service downloads, or an embedded file `data:<mime>;base64,<data>` (at most 16 MiB decoded; the request at most 25 MiB) */
+            mediaUrl?: string | null;
+            /** @description MIME type of the attachment; required with mediaUrl and must match the real content */
+            mediaContentType?: string | null;
+          };
+          /** @description Omitted or text for a regular message; reaction for an emoji reaction */
+          messageType?: "text" | "reaction" | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            messageId: string;
+            /** @description true when this messageSid was already received; nothing was processed again */
+            duplicate?: boolean;
+          };
+        };
+      };
+      /** @description Simple error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+    };
+  };
+  getMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            conversationId: string;
+            contactId: string;
+            direction: "inbound" | "outbound";
+            type: "text" | "reaction";
+            sender: "contact" | "bot" | "human" | "api";
+            body: string;
+            /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
+            status: string;
+            channel: string | null;
+            campaignId: string | null;
+            messageSid: string | null;
+            fromId: string | null;
+            toId: string | null;
+            reactionTo: {
+              messageSid: string;
+              messageId: string | null;
+            } | null;
+            media: {
+              state: "pending" | "stored" | "rejected";
+              contentType: string | null;
+              size: number | null;
+              sha256: string | null;
+              reason: string | null;
+              url: string | null;
+            } | null;
+            error: {
+              statusCode: number | null;
+              errorClass: string;
+              message: string;
+              responseBody: string | null;
+              at: string;
+            } | null;
+            deliveryAttempts: {
+              id: string;
+              attemptedAt: string;
+              durationMs: number;
+              statusCode: number | null;
+              errorClass: string | null;
+              errorMessage: string | null;
+              responseBody: string | null;
+              /** @description Where the attempt was sent */
+              url: string | null;
+              /** @description 1 for the first attempt */
+              attemptNumber: number | null;
+              /** @description scheduled: first attempt or retry schedule; manual: a resend */
+              trigger: "scheduled" | "manual" | null;
+              /** @description When this attempt failed and another is scheduled: when */
+              nextAttemptAt: string | null;
+            }[];
+            createdAt: string;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getMessageMedia: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The attachment's bytes, with its content type */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": unknown;
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listContactMessages: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
               id: string;
               conversationId: string;
               contactId: string;
@@ -2751,1828 +3268,2858 @@ export interface paths {
               }[];
               createdAt: string;
               updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  "/v1/campaigns": {
+  sendCustomChannelMessage: {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * List bot campaigns (extension)
-     * @description Oldest first (the order keyword routing uses), cursor pagination, optional status filter. Items carry knowledgeCount instead of the knowledge itself; GET one campaign for it. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
-     */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
+    requestBody: {
+      content: {
+        "application/json": {
+          customData: {
+            /** @description The contact's id on the external platform; delivered back as the event's toId */
+            fromId: string;
+            /** @description Name of the custom channel; delivered as the event's channel */
+            customChannel: string;
+            /** @description Text to send (not blank) */
+            body: string;
+            /** @description Campaign id, echoed in the event */
+            campaignId?: string | null;
+            /** @description Creates or updates the contact's first name */
+            firstName?: string | null;
+            /** @description Creates or updates the contact's last name */
+            lastName?: string | null;
+            /** @description Creates or updates the contact's e-mail */
+            email?: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            success: boolean;
+            messageId: string;
+            contactId: string;
+            /** @description Message queued for delivery */
+            message: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  sendCustomChannelMessageAlias: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          customData: {
+            /** @description The contact's id on the external platform; delivered back as the event's toId */
+            fromId: string;
+            /** @description Name of the custom channel; delivered as the event's channel */
+            customChannel: string;
+            /** @description Text to send (not blank) */
+            body: string;
+            /** @description Campaign id, echoed in the event */
+            campaignId?: string | null;
+            /** @description Creates or updates the contact's first name */
+            firstName?: string | null;
+            /** @description Creates or updates the contact's last name */
+            lastName?: string | null;
+            /** @description Creates or updates the contact's e-mail */
+            email?: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            success: boolean;
+            messageId: string;
+            contactId: string;
+            /** @description Message queued for delivery */
+            message: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  resendMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            success: boolean;
+            messageId: string;
+            /** @enum {string} */
+            status: "pending";
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  replyInConversation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Reply text (not blank) */
+          body: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            conversationId: string;
+            contactId: string;
+            direction: "inbound" | "outbound";
+            type: "text" | "reaction";
+            sender: "contact" | "bot" | "human" | "api";
+            body: string;
+            /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
+            status: string;
+            channel: string | null;
+            campaignId: string | null;
+            messageSid: string | null;
+            fromId: string | null;
+            toId: string | null;
+            reactionTo: {
+              messageSid: string;
+              messageId: string | null;
+            } | null;
+            media: {
+              state: "pending" | "stored" | "rejected";
+              contentType: string | null;
+              size: number | null;
+              sha256: string | null;
+              reason: string | null;
+              url: string | null;
+            } | null;
+            error: {
+              statusCode: number | null;
+              errorClass: string;
+              message: string;
+              responseBody: string | null;
+              at: string;
+            } | null;
+            deliveryAttempts: {
+              id: string;
+              attemptedAt: string;
+              durationMs: number;
+              statusCode: number | null;
+              errorClass: string | null;
+              errorMessage: string | null;
+              responseBody: string | null;
+              /** @description Where the attempt was sent */
+              url: string | null;
+              /** @description 1 for the first attempt */
+              attemptNumber: number | null;
+              /** @description scheduled: first attempt or retry schedule; manual: a resend */
+              trigger: "scheduled" | "manual" | null;
+              /** @description When this attempt failed and another is scheduled: when */
+              nextAttemptAt: string | null;
+            }[];
+            createdAt: string;
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listCampaigns: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        /** @description Only live campaigns answer */
+        status?: "draft" | "live" | "paused";
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description cmp_… */
+              id: string;
+              name: string;
+              /** @description Only live campaigns answer */
+              status: "draft" | "live" | "paused";
+              instructions: string;
+              knowledgeCount: number;
+              keywords: string[];
+              fallbackMessage: string;
+              /** @description auto = llm when an LLM is configured (account or platform), else builtin */
+              engine: "auto" | "builtin" | "llm";
+              model: string | null;
+              isDefault: boolean;
+              createdAt: string;
+              updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
           /** @description Only live campaigns answer */
           status?: "draft" | "live" | "paused";
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                /** @description cmp_… */
-                id: string;
-                name: string;
-                /** @description Only live campaigns answer */
-                status: "draft" | "live" | "paused";
-                instructions: string;
-                knowledgeCount: number;
-                keywords: string[];
-                fallbackMessage: string;
-                /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-                engine: "auto" | "builtin" | "llm";
-                model: string | null;
-                isDefault: boolean;
-                createdAt: string;
-                updatedAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
+          instructions?: string;
+          knowledge?: {
+            question?: string;
+            answer?: string;
+            text?: string;
+            /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
+            alternatives?: string[];
+          }[];
+          /** @description Case-insensitive whole-word match on the message body routes it to this campaign */
+          keywords?: string[];
+          fallbackMessage?: string;
+          /** @description auto = llm when an LLM is configured (account or platform), else builtin */
+          engine?: "auto" | "builtin" | "llm";
+          model?: string | null;
+          /** @description true moves the default flag to this campaign */
+          isDefault?: boolean;
         };
       };
     };
-    put?: never;
-    /**
-     * Create a bot campaign (extension)
-     * @description A new campaign is a draft unless status is given. isDefault: true moves the account's default flag to it. name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), alternatives (optional, ≤ 20 other phrasings of the question, each ≤ 1,000)} or {text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ 20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm (default auto); model optional. Errors: VALIDATION_ERROR (400).
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
+    responses: {
+      /** @description A bot campaign (extension) */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
         content: {
           "application/json": {
+            /** @description cmp_… */
+            id: string;
             name: string;
             /** @description Only live campaigns answer */
-            status?: "draft" | "live" | "paused";
-            instructions?: string;
-            knowledge?: {
+            status: "draft" | "live" | "paused";
+            instructions: string;
+            knowledgeCount: number;
+            keywords: string[];
+            fallbackMessage: string;
+            /** @description auto = llm when an LLM is configured (account or platform), else builtin */
+            engine: "auto" | "builtin" | "llm";
+            model: string | null;
+            isDefault: boolean;
+            createdAt: string;
+            updatedAt: string;
+            knowledge: {
               question?: string;
               answer?: string;
               text?: string;
               /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
               alternatives?: string[];
             }[];
-            /** @description Case-insensitive whole-word match on the message body routes it to this campaign */
-            keywords?: string[];
-            fallbackMessage?: string;
-            /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-            engine?: "auto" | "builtin" | "llm";
-            model?: string | null;
-            /** @description true moves the default flag to this campaign */
-            isDefault?: boolean;
           };
         };
       };
-      responses: {
-        /** @description A bot campaign (extension) */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description cmp_… */
-              id: string;
-              name: string;
-              /** @description Only live campaigns answer */
-              status: "draft" | "live" | "paused";
-              instructions: string;
-              knowledgeCount: number;
-              keywords: string[];
-              fallbackMessage: string;
-              /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-              engine: "auto" | "builtin" | "llm";
-              model: string | null;
-              isDefault: boolean;
-              createdAt: string;
-              updatedAt: string;
-              knowledge: {
-                question?: string;
-                answer?: string;
-                text?: string;
-                /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
-                alternatives?: string[];
-              }[];
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
           };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  "/v1/campaigns/{campaignId}": {
+  getCampaign: {
     parameters: {
       query?: never;
       header?: never;
-      path?: never;
+      path: {
+        campaignId: string;
+      };
       cookie?: never;
     };
-    /**
-     * Get a bot campaign with its knowledge (extension)
-     * @description Errors: CAMPAIGN_NOT_FOUND (404), also for another account's campaign.
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          campaignId: string;
+    requestBody?: never;
+    responses: {
+      /** @description A bot campaign (extension) */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description A bot campaign (extension) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description cmp_… */
-              id: string;
-              name: string;
-              /** @description Only live campaigns answer */
-              status: "draft" | "live" | "paused";
-              instructions: string;
-              knowledgeCount: number;
-              keywords: string[];
-              fallbackMessage: string;
-              /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-              engine: "auto" | "builtin" | "llm";
-              model: string | null;
-              isDefault: boolean;
-              createdAt: string;
-              updatedAt: string;
-              knowledge: {
-                question?: string;
-                answer?: string;
-                text?: string;
-                /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
-                alternatives?: string[];
-              }[];
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    /**
-     * Delete a bot campaign (extension)
-     * @description The default campaign cannot be deleted (409 CAMPAIGN_IS_DEFAULT): make another one the default first. Messages keep the campaignId they were sent with. Errors: CAMPAIGN_NOT_FOUND (404).
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          campaignId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              /** @enum {boolean} */
-              deleted: true;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    /**
-     * Update a bot campaign (extension)
-     * @description Partial update: absent fields are kept; knowledge and keywords are replaced as a whole. isDefault: true makes this the default (the previous default stops being one); false on the default: 409 CAMPAIGN_IS_DEFAULT. name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), alternatives (optional, ≤ 20 other phrasings of the question, each ≤ 1,000)} or {text (≤ 5,000)}; keywords at most 50 of ≤ 100 characters (trimmed, de-duplicated); instructions ≤ 20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm (default auto); model optional. Errors: VALIDATION_ERROR (400). CAMPAIGN_NOT_FOUND (404).
-     */
-    patch: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          campaignId: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           "application/json": {
-            name?: string;
+            /** @description cmp_… */
+            id: string;
+            name: string;
             /** @description Only live campaigns answer */
-            status?: "draft" | "live" | "paused";
-            instructions?: string;
-            knowledge?: {
+            status: "draft" | "live" | "paused";
+            instructions: string;
+            knowledgeCount: number;
+            keywords: string[];
+            fallbackMessage: string;
+            /** @description auto = llm when an LLM is configured (account or platform), else builtin */
+            engine: "auto" | "builtin" | "llm";
+            model: string | null;
+            isDefault: boolean;
+            createdAt: string;
+            updatedAt: string;
+            knowledge: {
               question?: string;
               answer?: string;
               text?: string;
               /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
               alternatives?: string[];
             }[];
-            /** @description Case-insensitive whole-word match on the message body routes it to this campaign */
-            keywords?: string[];
-            fallbackMessage?: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @description Only live campaigns answer */
+          status?: "draft" | "live" | "paused";
+          instructions?: string;
+          knowledge?: {
+            question?: string;
+            answer?: string;
+            text?: string;
+            /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
+            alternatives?: string[];
+          }[];
+          /** @description Case-insensitive whole-word match on the message body routes it to this campaign */
+          keywords?: string[];
+          fallbackMessage?: string;
+          /** @description auto = llm when an LLM is configured (account or platform), else builtin */
+          engine?: "auto" | "builtin" | "llm";
+          model?: string | null;
+          /** @description true moves the default flag here; false on the default is refused (make another default) */
+          isDefault?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A bot campaign (extension) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description cmp_… */
+            id: string;
+            name: string;
+            /** @description Only live campaigns answer */
+            status: "draft" | "live" | "paused";
+            instructions: string;
+            knowledgeCount: number;
+            keywords: string[];
+            fallbackMessage: string;
             /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-            engine?: "auto" | "builtin" | "llm";
-            model?: string | null;
-            /** @description true moves the default flag here; false on the default is refused (make another default) */
-            isDefault?: boolean;
+            engine: "auto" | "builtin" | "llm";
+            model: string | null;
+            isDefault: boolean;
+            createdAt: string;
+            updatedAt: string;
+            knowledge: {
+              question?: string;
+              answer?: string;
+              text?: string;
+              /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
+              alternatives?: string[];
+            }[];
           };
         };
       };
-      responses: {
-        /** @description A bot campaign (extension) */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @description cmp_… */
-              id: string;
-              name: string;
-              /** @description Only live campaigns answer */
-              status: "draft" | "live" | "paused";
-              instructions: string;
-              knowledgeCount: number;
-              keywords: string[];
-              fallbackMessage: string;
-              /** @description auto = llm when an LLM is configured (account or platform), else builtin */
-              engine: "auto" | "builtin" | "llm";
-              model: string | null;
-              isDefault: boolean;
-              createdAt: string;
-              updatedAt: string;
-              knowledge: {
-                question?: string;
-                answer?: string;
-                text?: string;
-                /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
-                alternatives?: string[];
-              }[];
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
           };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    trace?: never;
   };
-  "/v1/subaccounts/credits": {
+  grantSubaccountCredits: {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Grant credits to a sub-account (agency only)
-     * @description Authenticated only by the `x-api-key` header (an `apiKey` query parameter is not used: 401). Balance and history row change in one transaction. Optional `Idempotency-Key` header (1–255 printable ASCII characters, kept 24 h): the same key with the same body replays the stored answer (header `Idempotent-Replayed: true`) without granting again; with another body: 422 IDEMPOTENCY_KEY_REUSED. Errors: INVALID_AMOUNT, INVALID_EMAIL, VALIDATION_ERROR (400), UNAUTHORIZED (401), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's sub-account), IDEMPOTENCY_KEY_IN_USE (409), IDEMPOTENCY_KEY_REUSED (422).
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description E-mail of a sub-account of this agency */
+          email: string;
+          /** @description Credits to grant: a JSON number > 0 and <= 1,000,000 with at most two decimals (else 400 INVALID_AMOUNT) */
+          amount: number;
+          /** @description Shown in the credit transaction history (at most 500 characters) */
+          description?: string | null;
+        };
       };
-      requestBody: {
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
         content: {
           "application/json": {
-            /** @description E-mail of a sub-account of this agency */
+            /** @enum {boolean} */
+            success: true;
+            sub_account_id: string;
+            credits_added: number;
+            new_balance: number;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listSubaccounts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              email: string;
+              name: string;
+              /** @description Balance in credits (two decimals) */
+              credits: number;
+              autoRecharge: {
+                /** @description A debit that takes the balance below this fires the event */
+                threshold: number;
+                /** @description Suggested grant, sent in the event as recharge_amount */
+                rechargeAmount: number;
+              } | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          email: string;
+          /** @description Defaults to the e-mail address */
+          name?: string;
+          /** @description Web app sign-in password; without it nobody can sign in until one is set */
+          password?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
             email: string;
-            /** @description Credits to grant: a JSON number > 0 and <= 1,000,000 with at most two decimals (else 400 INVALID_AMOUNT) */
-            amount: number;
-            /** @description Shown in the credit transaction history (at most 500 characters) */
-            description?: string | null;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description The sub-account's API key, shown only in this answer */
+            apiKey: string;
           };
         };
       };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              /** @enum {boolean} */
-              success: true;
-              sub_account_id: string;
-              credits_added: number;
-              new_balance: number;
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        422: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
           };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  "/v1/subaccounts": {
+  getSubaccount: {
     parameters: {
       query?: never;
       header?: never;
-      path?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
       cookie?: never;
     };
-    /**
-     * List the agency's sub-accounts (extension, agency only)
-     * @description Oldest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), NOT_AGENCY (403).
-     */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                id: string;
-                email: string;
-                name: string;
-                /** @description Balance in credits (two decimals) */
-                credits: number;
-                autoRecharge: {
-                  /** @description A debit that takes the balance below this fires the event */
-                  threshold: number;
-                  /** @description Suggested grant, sent in the event as recharge_amount */
-                  rechargeAmount: number;
-                } | null;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    /**
-     * Create a sub-account of the agency (extension, agency only)
-     * @description The answer carries the sub-account's own API key, shown only here. Errors: VALIDATION_ERROR, INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, the e-mail is taken).
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           "application/json": {
+            id: string;
             email: string;
-            /** @description Defaults to the e-mail address */
-            name?: string;
-            /** @description Web app sign-in password; without it nobody can sign in until one is set */
-            password?: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
           };
         };
       };
-      responses: {
-        /** @description Default Response */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              email: string;
-              name: string;
-              /** @description Balance in credits (two decimals) */
-              credits: number;
-              autoRecharge: {
-                /** @description A debit that takes the balance below this fires the event */
-                threshold: number;
-                /** @description Suggested grant, sent in the event as recharge_amount */
-                rechargeAmount: number;
-              } | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description The sub-account's API key, shown only in this answer */
-              apiKey: string;
-            };
-          };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/subaccounts/{id}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Get one of the agency's sub-accounts (extension, agency only)
-     * @description Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Sub-account id (acc_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              email: string;
-              name: string;
-              /** @description Balance in credits (two decimals) */
-              credits: number;
-              autoRecharge: {
-                /** @description A debit that takes the balance below this fires the event */
-                threshold: number;
-                /** @description Suggested grant, sent in the event as recharge_amount */
-                rechargeAmount: number;
-              } | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/subaccounts/{id}/auto-recharge": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Set a sub-account's auto-recharge (extension, agency only)
-     * @description When a debit takes the balance below `threshold`, one `subaccount.auto_recharge` event goes to the agency's events webhook URL; the next one only after the balance was at or above the threshold again. Errors: VALIDATION_ERROR, INVALID_AMOUNT (400), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404).
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Sub-account id (acc_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
         content: {
           "application/json": {
-            /** @description Credits; a JSON number > 0 and <= 1,000,000 with at most two decimals */
-            threshold: number;
-            /** @description Credits; a JSON number > 0 and <= 1,000,000 with at most two decimals */
-            rechargeAmount: number;
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
           };
         };
       };
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              email: string;
-              name: string;
-              /** @description Balance in credits (two decimals) */
-              credits: number;
-              autoRecharge: {
-                /** @description A debit that takes the balance below this fires the event */
-                threshold: number;
-                /** @description Suggested grant, sent in the event as recharge_amount */
-                rechargeAmount: number;
-              } | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    post?: never;
-    /**
-     * Turn a sub-account's auto-recharge off (extension, agency only)
-     * @description Idempotent. Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404).
-     */
-    delete: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          /** @description Sub-account id (acc_…) */
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              id: string;
-              email: string;
-              name: string;
-              /** @description Balance in credits (two decimals) */
-              credits: number;
-              autoRecharge: {
-                /** @description A debit that takes the balance below this fires the event */
-                threshold: number;
-                /** @description Suggested grant, sent in the event as recharge_amount */
-                rechargeAmount: number;
-              } | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
-  "/v1/subaccounts/{id}/credits/transactions": {
+  setSubaccountAutoRecharge: {
     parameters: {
       query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Credits; a JSON number > 0 and <= 1,000,000 with at most two decimals */
+          threshold: number;
+          /** @description Credits; a JSON number > 0 and <= 1,000,000 with at most two decimals */
+          rechargeAmount: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  clearSubaccountAutoRecharge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listSubaccountTransactions: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @description Signed: positive adds credits, negative takes them */
+              amount: number;
+              balanceAfter: number;
+              description: string | null;
+              kind: "grant" | "bot_reply" | "adjustment";
+              /** @description The bot reply a bot_reply paid for */
+              messageId: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listCreditTransactions: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /**
-     * A sub-account's credit history (extension, agency only)
-     * @description Newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's sub-account).
-     */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        header?: never;
-        path: {
-          /** @description Sub-account id (acc_…) */
-          id: string;
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @description Signed: positive adds credits, negative takes them */
+              amount: number;
+              balanceAfter: number;
+              description: string | null;
+              kind: "grant" | "bot_reply" | "adjustment";
+              /** @description The bot reply a bot_reply paid for */
+              messageId: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
         };
-        cookie?: never;
       };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                id: string;
-                /** @description Signed: positive adds credits, negative takes them */
-                amount: number;
-                balanceAfter: number;
-                description: string | null;
-                kind: "grant" | "bot_reply" | "adjustment";
-                /** @description The bot reply a bot_reply paid for */
-                messageId: string | null;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
-        /** @description Structured error */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
         };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
             };
           };
         };
       };
     };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/credits/transactions": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The calling account's credit history (extension)
-     * @description Grants, bot replies and operator adjustments, newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
-     */
-    get: {
-      parameters: {
-        query?: {
-          limit?: number;
-          /** @description nextCursor of the previous page */
-          cursor?: string;
-        };
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              data: {
-                id: string;
-                /** @description Signed: positive adds credits, negative takes them */
-                amount: number;
-                balanceAfter: number;
-                description: string | null;
-                kind: "grant" | "bot_reply" | "adjustment";
-                /** @description The bot reply a bot_reply paid for */
-                messageId: string | null;
-                /** @description ISO 8601 UTC */
-                createdAt: string;
-              }[];
-              hasMore: boolean;
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Structured error */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-        /** @description Structured error */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: {
-                /** @description UPPER_SNAKE error code */
-                code: string;
-                message: string;
-                requestId?: string;
-              };
-            };
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-  schemas: never;
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
