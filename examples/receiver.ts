@@ -70,4 +70,8 @@ const server = http.createServer((req, res) => {
   });
 });
 
-server.listen(port, host, () => console.log(`receiver listening on http://${host}:${port}/parley`));
+server.listen(port, host, () => {
+  const address = server.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  console.log(`receiver listening on http://${host}:${bound}/parley`);
+});

@@ -27,7 +27,12 @@ it("tsc -p tsconfig.build.json emits an ESM entry point with type declarations t
   expect(index).not.toMatch(/\.ts["']/); // relative imports rewritten to .js
 
   const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8"));
-  expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", import: "./dist/index.js" });
+  // "parley-source" (node --conditions=parley-source) runs the examples from src in this repository.
+  expect(pkg.exports["."]).toEqual({
+    "parley-source": "./src/index.ts",
+    types: "./dist/index.d.ts",
+    import: "./dist/index.js",
+  });
   expect(Object.keys(pkg.dependencies)).toEqual(["standardwebhooks"]);
 
   const mod = await import(pathToFileURL(path.join(outDir, "index.js")).href);
