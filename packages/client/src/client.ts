@@ -284,8 +284,37 @@ export class Parley {
       if (res.ok) {
         if (call.raw) return res as unknown as ResponseBody<K>;
         if (res.status === 204) return undefined as ResponseBody<K>;
-        const text = await res.text();
-        return (text ? JSON.parse(text) : undefined) as ResponseBody<K>;
+        let text: string;
+        try {
+          text = await res.text();
+        } catch (cause) {
+          if (o.signal?.aborted) throw cause;
+          const timedOut = timeout.aborted;
+          const error = new ParleyError({
+            status: res.status,
+            code: timedOut ? "TIMEOUT" : "NETWORK_ERROR",
+            message: `${spec.method.toUpperCase()} ${spec.path}: the answer was cut off${timedOut ? ` after ${timeoutMs} ms` : ""}`,
+            requestId: res.headers.get("x-request-id"),
+            cause,
+          });
+          if (safe && attempt < maxRetries) {
+            await sleep(this.#backoff(attempt), o.signal);
+            continue;
+          }
+          throw error;
+        }
+        try {
+          return (text ? JSON.parse(text) : undefined) as ResponseBody<K>;
+        } catch (cause) {
+          throw new ParleyError({
+            status: res.status,
+            code: "INVALID_RESPONSE",
+            message: `${spec.method.toUpperCase()} ${spec.path}: the answer is not JSON`,
+            requestId: res.headers.get("x-request-id"),
+            body: text,
+            cause,
+          });
+        }
       }
       const error = await ParleyError.fromResponse(res);
       if (attempt < maxRetries) {

@@ -133,6 +133,17 @@ describe("retry rules (scripted fetch)", () => {
     });
   });
 
+  it("a success answer that is not JSON is an INVALID_RESPONSE ParleyError", async () => {
+    const s = scripted(
+      new Response("<html>portal</html>", { status: 200, headers: { "x-request-id": "req_5" } }),
+    );
+    await expect(client(s.f).lists.list()).rejects.toMatchObject({
+      status: 200,
+      code: "INVALID_RESPONSE",
+      requestId: "req_5",
+    });
+  });
+
   it("errors that are not JSON keep the status and the x-request-id header", async () => {
     const s = scripted(
       new Response("<html>bad gateway</html>", { status: 502, headers: { "x-request-id": "req_9" } }),
