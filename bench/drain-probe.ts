@@ -6,8 +6,8 @@ import { buildApp } from "../packages/server/src/app.ts";
 import { loadConfig } from "../packages/server/src/config.ts";
 import { createAccount } from "../packages/server/src/modules/accounts/service.ts";
 import { findOrCreateContactByExternalId } from "../packages/server/src/modules/contacts/repo.ts";
-import { createOutboundMessage } from "../packages/server/src/modules/delivery/outbound.ts";
 import { findOrCreateConversation } from "../packages/server/src/modules/conversations/repo.ts";
+import { createOutboundMessage } from "../packages/server/src/modules/delivery/outbound.ts";
 
 const N = Number(process.argv[2] ?? 3000);
 let seen = 0;

@@ -116,7 +116,9 @@ function recorderOf(ctx: AppContext) {
             o.endJob?.id ?? null,
             o.endJob?.lockedBy ?? null,
           ];
-          row.forEach((v, i) => columns[i]!.push(v));
+          row.forEach((v, i) => {
+            columns[i]!.push(v);
+          });
         }
         await ctx.db.runNamed!(RECORD, columns);
         return outcomes.map(() => undefined);

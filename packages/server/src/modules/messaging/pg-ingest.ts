@@ -92,7 +92,9 @@ function batcherOf(ctx: AppContext): Batcher<BatchedIncoming, Outcome> & { clear
           now,
           i,
         ];
-        row.forEach((v, c) => columns[c]!.push(v));
+        row.forEach((v, c) => {
+          columns[c]!.push(v);
+        });
       });
       const rows = await ctx.db.runNamed!<{ id: string }>(STATEMENT, columns, [JOBS_ENQUEUED]);
       const stored = new Set(rows.map((r) => r.id));

@@ -50,7 +50,9 @@ export class Batcher<I, O> {
     this.stats.items += batch.length;
     try {
       const results = await this.run(batch.map((w) => w.item));
-      batch.forEach((w, i) => w.resolve(results[i] as O));
+      batch.forEach((w, i) => {
+        w.resolve(results[i] as O);
+      });
     } catch (error) {
       for (const w of batch) w.reject(error);
     } finally {
