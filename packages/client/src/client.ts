@@ -225,6 +225,23 @@ export class Parley {
       this.#call("listCreditTransactions", { query, options: o }),
   };
 
+  /**
+   * Every item of a cursor-paginated list, page after page:
+   * `for await (const c of parley.paginate((q) => parley.lists.contacts(listId, q))) …`
+   */
+  async *paginate<T, Q extends object = object>(
+    page: (query: Q & { cursor?: string }) => Promise<{ data: T[]; nextCursor?: string | null }>,
+    query?: Q & { cursor?: string },
+  ): AsyncGenerator<T, void, undefined> {
+    let cursor = query?.cursor;
+    for (;;) {
+      const res = await page({ ...(query as Q), ...(cursor === undefined ? {} : { cursor }) });
+      yield* res.data;
+      if (!res.nextCursor) return;
+      cursor = res.nextCursor;
+    }
+  }
+
   /** The address of an operation (exposed for tests and logging; never carries the key). */
   url(spec: OperationSpec, params: PathParams = {}, query: Query = {}): string {
     const path = spec.path.replace(/\{(\w+)\}/g, (_m, name: string) => {

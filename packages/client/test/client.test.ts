@@ -109,6 +109,14 @@ describe("Parley client against a real server", () => {
     expect((await parley.lists.get(list.id)).id).toBe(list.id);
     const members = await parley.lists.contacts(list.id, { limit: 10 });
     expect(members.data.map((m) => m.id)).toEqual([c.id]);
+    const more = [];
+    for (let i = 0; i < 4; i++) more.push(await parley.contacts.create({ email: `page-${i}@example.com` }));
+    for (const m of more) await parley.lists.addContact(list.id, m.id);
+    const all = [];
+    for await (const m of parley.paginate((q) => parley.lists.contacts(list.id, q), { limit: 2 }))
+      all.push(m.id);
+    expect(all).toEqual([c.id, ...more.map((m) => m.id)].sort());
+    for (const m of more) await parley.lists.removeContact(list.id, m.id);
     await parley.lists.removeContact(list.id, c.id);
     expect((await parley.lists.contacts(list.id)).data).toEqual([]);
     const err = await parley.lists.addContact("list_missing", c.id).catch((e) => e);
