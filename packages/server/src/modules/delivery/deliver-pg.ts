@@ -137,7 +137,7 @@ export async function deliverMessageOnPostgres(
 ): Promise<JobResult> {
   const runNamed = ctx.db.runNamed!;
   const m = await loaderOf(ctx).submit({ accountId, messageId });
-  if (!m || m.direction !== "outbound" || m.status === "sent") return undefined;
+  if (m?.direction !== "outbound" || m.status === "sent") return undefined;
   if (!m.webhook_url) {
     const at = Date.now();
     const error = errorJson({
