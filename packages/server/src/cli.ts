@@ -22,6 +22,11 @@ const USAGE = `Usage: parley <command> [options]
 ${MODULES.flatMap((m) => Object.entries(m.commands ?? {}).map(([name, c]) => `  ${name.padEnd(28)} ${c.summary}`)).join("\n")}
 `;
 
+/** The address to print for people: a wildcard listen address is opened as localhost. */
+function browsable(host: string): string {
+  return host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+}
+
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
@@ -57,12 +62,12 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
   const address = app.server.address();
   print({
     status: "serving",
-    url: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}`,
+    url: `https://${browsable(config.host)}:${typeof address === "object" && address ? address.port : config.port}`,
     worker: withWorker,
     // A fresh install: the one-time link to onboard from a browser that is not on this server.
     ...(parley.ctx.setup.token
       ? {
-          setupUrl: `https://${config.host}:${typeof address === "object" && address ? address.port : config.port}/onboarding?setupToken=${parley.ctx.setup.token}`,
+          setupUrl: `https://${browsable(config.host)}:${typeof address === "object" && address ? address.port : config.port}/onboarding?setupToken=${parley.ctx.setup.token}`,
         }
       : {}),
   });
