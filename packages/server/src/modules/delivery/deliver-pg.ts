@@ -10,8 +10,8 @@ import { newId } from "../../platform/ids.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
 import { pgSetDeliveryOutcomeSql, pgSetDeliveryOutcomesFrom } from "../messaging/repo.ts";
-import { errorJson, NOT_CONFIGURED, nextRetryDelayMs, postSigned } from "./attempt.ts";
-import { messageEvent } from "./deliver.ts";
+import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
+import { MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./deliver.ts";
 import { ATTEMPT_COLUMNS, pgInsertAttemptsFrom } from "./repo.ts";
 
 type Loaded = MessageRow & {
@@ -143,9 +143,7 @@ export async function deliverMessageOnPostgres(
     const error = errorJson({
       statusCode: null,
       errorClass: NOT_CONFIGURED,
-      message:
-        "No custom channel webhook URL is configured for this account; set it in the settings " +
-        "(parley account set --webhook-url), then resend the message",
+      message: MESSAGE_NOT_CONFIGURED,
       responseBody: null,
       at,
     });
@@ -161,11 +159,7 @@ export async function deliverMessageOnPostgres(
   const body = JSON.stringify(messageEvent(m, m.owner_user_id, m.contact_external_id));
   const result = await postSigned(ctx, m.webhook_url, m.webhook_secret, m.id, body);
   const at = Date.now();
-  const delay =
-    result.ok || result.statusCode === 410
-      ? null
-      : nextRetryDelayMs(ctx.config.deliveryRetryScheduleSeconds, job.attempt, result.retryAfterMs);
-  const retryAt = delay === null ? null : Date.now() + delay;
+  const retryAt = result.ok ? null : nextAttemptAt(ctx, job, result);
   const attempt: Record<(typeof ATTEMPT_COLUMNS)[number], unknown> = {
     id: newId("attempt"),
     account_id: accountId,
@@ -182,18 +176,10 @@ export async function deliverMessageOnPostgres(
     trigger,
     next_attempt_at: retryAt,
   };
-  const error = result.ok
-    ? null
-    : errorJson({
-        statusCode: result.statusCode,
-        errorClass: result.errorClass ?? "connection_error",
-        message: result.errorMessage ?? "delivery failed",
-        responseBody: result.responseBody,
-        at: result.attemptedAt,
-      });
+  const { status, error } = outcomeOf(result, at);
   await recorderOf(ctx).submit({
     attempt,
-    status: result.ok ? "sent" : "failed",
+    status,
     error,
     at,
     endJob: result.ok ? job.claim : null,

@@ -29,6 +29,11 @@ interface Target {
   record(trx: Transaction<Database>, outcome: Outcome): Promise<void>;
 }
 
+/** The error of a message that cannot be delivered because the account has no URL to send it to. */
+export const MESSAGE_NOT_CONFIGURED =
+  "No custom channel webhook URL is configured for this account; set it in the settings " +
+  "(parley account set --webhook-url), then resend the message";
+
 /** The custom channel reply event: the spec's six fields first, then Parley's additive ones. */
 export function messageEvent(
   m: NonNullable<Awaited<ReturnType<typeof findMessageById>>>,
@@ -71,9 +76,7 @@ async function messageTarget(ctx: AppContext, accountId: string, messageId: stri
     secret: account.webhook_secret,
     webhookId: m.id,
     body: JSON.stringify(messageEvent(m, owner ?? null, contactExternalId)),
-    notConfigured:
-      "No custom channel webhook URL is configured for this account; set it in the settings " +
-      "(parley account set --webhook-url), then resend the message",
+    notConfigured: MESSAGE_NOT_CONFIGURED,
     record: (trx, outcome) => setDeliveryOutcome(trx, accountId, m.id, outcome),
   };
 }
@@ -100,7 +103,7 @@ async function eventTarget(ctx: AppContext, accountId: string, eventId: string):
 }
 
 /** The status and stored error of one attempt. */
-function outcomeOf(result: AttemptResult, at: number): Outcome {
+export function outcomeOf(result: AttemptResult, at: number): Outcome {
   return {
     status: result.ok ? "sent" : "failed",
     at,
@@ -117,7 +120,7 @@ function outcomeOf(result: AttemptResult, at: number): Outcome {
 }
 
 /** After a failed attempt: when the next one is due, or null to stop (410 Gone, schedule exhausted). */
-function nextAttemptAt(ctx: AppContext, job: JobContext, result: AttemptResult): number | null {
+export function nextAttemptAt(ctx: AppContext, job: JobContext, result: AttemptResult): number | null {
   if (result.statusCode === 410) return null;
   const delay = nextRetryDelayMs(ctx.config.deliveryRetryScheduleSeconds, job.attempt, result.retryAfterMs);
   return delay === null ? null : Date.now() + delay;
