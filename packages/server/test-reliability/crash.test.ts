@@ -6,16 +6,15 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
 import {
-  cli,
   envFor,
+  expectEveryGuarantee,
   incomingLoad,
   kill,
-  openShared,
+  payingSubaccount,
   type Receiver,
   type ServerProcess,
   start,
   startReceiver,
-  waitFor,
 } from "./harness.ts";
 
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 5);
@@ -50,27 +49,7 @@ describe("crashes with the bot and delivery running", () => {
       DELIVERY_RETRY_SCHEDULE: "0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2,0.2",
       DELIVERY_TIMEOUT_MS: "2000",
     });
-    await cli(
-      ["account", "create", "--email", "agency@example.com", "--password", "long password", "--agency"],
-      env,
-    );
-    // A sub-account pays per reply, so the ledger is exercised by every bot reply.
-    const sub = await cli<{ accountId: string; apiKey: string }>(
-      [
-        "account",
-        "create",
-        "--email",
-        "shop@example.com",
-        "--password",
-        "long password",
-        "--parent",
-        "agency@example.com",
-        "--credits",
-        "100000",
-      ],
-      env,
-    );
-    await cli(["account", "set", "--email", "shop@example.com", "--webhook-url", receiver.url], env);
+    const sub = await payingSubaccount(env, "shop@example.com", receiver.url);
     // One receiver failure in five: deliveries retry across the crashes too.
     receiver.answer = (n) => (n % 5 === 0 ? "fail" : "ok");
 
@@ -86,70 +65,18 @@ describe("crashes with the bot and delivery running", () => {
     expect(load.acknowledged.length).toBeGreaterThan(200);
     expect(load.statuses.get("connection error") ?? 0).toBeGreaterThan(0); // the kills really cut requests
 
-    const db = openShared(database);
     try {
-      // Every job finishes: leases of the killed processes expire and the live worker takes them over.
-      await waitFor(
-        async () =>
-          (
-            await db.kysely
-              .selectFrom("jobs")
-              .select("id")
-              .where("status", "in", ["queued", "running"])
-              .execute()
-          ).length === 0,
-        90_000,
-        "every job to finish",
+      const { replies, deliveries } = await expectEveryGuarantee(
+        database,
+        sub.accountId,
+        load.acknowledged,
+        receiver,
       );
-      const dead = await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute();
-      expect(dead).toEqual([]);
-
-      const messages = await db.kysely
-        .selectFrom("messages")
-        .select(["id", "direction", "sender", "external_id", "status"])
-        .where("account_id", "=", sub.accountId)
-        .execute();
-      const inbound = messages.filter((m) => m.direction === "inbound");
-      const stored = new Set(inbound.map((m) => m.id));
-      expect(load.acknowledged.filter((id) => !stored.has(id))).toEqual([]);
-
-      // Exactly one bot reply per inbound text (its external id names the inbound message).
-      const replies = messages.filter((m) => m.sender === "bot");
-      const answered = replies.map((r) => r.external_id?.replace(/^bot:/, ""));
-      expect(answered.length).toBe(new Set(answered).size);
-      expect(new Set(answered)).toEqual(stored);
-
-      // Every reply delivered at least once, always under its own webhook-id, and marked sent.
-      const delivered = new Set(receiver.hits.filter((h) => h.mode === "ok").map((h) => h.webhookId));
-      expect(replies.filter((r) => !delivered.has(r.id))).toEqual([]);
-      expect(replies.filter((r) => r.status !== "sent")).toEqual([]);
-      const replyIds = new Set(replies.map((r) => r.id));
-      expect(receiver.hits.filter((h) => !replyIds.has(h.webhookId))).toEqual([]);
-      const bodies = new Map<string, Set<string>>();
-      for (const h of receiver.hits)
-        bodies.set(h.webhookId, (bodies.get(h.webhookId) ?? new Set()).add(h.body));
-      expect([...bodies.values()].filter((b) => b.size !== 1)).toEqual([]);
-
-      // The balance is the sum of its history, and every reply was paid exactly once.
-      const account = await db.kysely
-        .selectFrom("accounts")
-        .select("credits")
-        .where("id", "=", sub.accountId)
-        .executeTakeFirstOrThrow();
-      const history = await db.kysely
-        .selectFrom("credit_transactions")
-        .select(["amount", "kind", "message_id"])
-        .where("account_id", "=", sub.accountId)
-        .execute();
-      expect(account.credits).toBe(history.reduce((sum, t) => sum + Number(t.amount), 0));
-      expect(history.filter((t) => t.kind === "bot_reply").length).toBe(replies.length);
-
       console.info(
         `crash suite: ${load.acknowledged.length} messages acknowledged, ${KILLS} kills, ` +
-          `${replies.length} replies, ${receiver.hits.length} deliveries (${delivered.size} distinct)`,
+          `${replies} replies, ${deliveries} deliveries`,
       );
     } finally {
-      await db.close();
       await kill(server, "SIGTERM");
     }
   });

@@ -3,6 +3,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import { expect } from "vitest";
 import { openDatabase } from "../src/platform/db/index.ts";
 import type { TestDatabase } from "../test/helpers.ts";
 import { cliEnv, oneJsonLine, runCli, startServer } from "../test/process-helpers.ts";
@@ -166,4 +167,94 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
 /** Opens the database the processes share, for checks after the fact. */
 export function openShared(database: TestDatabase) {
   return openDatabase(database);
+}
+
+/**
+ * An agency and a sub-account with `credits`, whose replies go to `receiverUrl`: a sub-account pays
+ * for every bot reply, so the ledger is exercised by the load.
+ */
+export async function payingSubaccount(env: NodeJS.ProcessEnv, email: string, receiverUrl: string) {
+  const agency = `agency-of-${email}`;
+  await cli(["account", "create", "--email", agency, "--password", "long password", "--agency"], env);
+  const sub = await cli<{ accountId: string; apiKey: string }>(
+    [
+      "account",
+      "create",
+      "--email",
+      email,
+      "--password",
+      "long password",
+      "--parent",
+      agency,
+      "--credits",
+      "100000",
+    ],
+    env,
+  );
+  await cli(["account", "set", "--email", email, "--webhook-url", receiverUrl], env);
+  return sub;
+}
+
+/**
+ * What must hold after crashes, however many processes ran: every job finished (none dead), every
+ * acknowledged message stored, exactly one bot reply per inbound text, every reply delivered (always
+ * under its own webhook-id, the same body on every delivery) and sent, and the balance equal to the
+ * sum of its history with one debit per reply. Returns the counts for the report.
+ */
+export async function expectEveryGuarantee(
+  database: TestDatabase,
+  accountId: string,
+  acknowledged: string[],
+  receiver: Receiver,
+): Promise<{ replies: number; deliveries: number }> {
+  const db = openShared(database);
+  try {
+    await waitFor(
+      async () =>
+        (
+          await db.kysely
+            .selectFrom("jobs")
+            .select("id")
+            .where("status", "in", ["queued", "running"])
+            .execute()
+        ).length === 0,
+      90_000,
+      "every job to finish",
+    );
+    expect(await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute()).toEqual([]);
+    const messages = await db.kysely
+      .selectFrom("messages")
+      .select(["id", "direction", "sender", "external_id", "status"])
+      .where("account_id", "=", accountId)
+      .execute();
+    const inbound = new Set(messages.filter((m) => m.direction === "inbound").map((m) => m.id));
+    expect(acknowledged.filter((id) => !inbound.has(id))).toEqual([]);
+    const replies = messages.filter((m) => m.sender === "bot");
+    const answered = replies.map((r) => r.external_id?.replace(/^bot:/, ""));
+    expect(answered.length).toBe(new Set(answered).size);
+    expect(new Set(answered)).toEqual(inbound);
+    const delivered = new Set(receiver.hits.filter((h) => h.mode === "ok").map((h) => h.webhookId));
+    expect(replies.filter((r) => !delivered.has(r.id) || r.status !== "sent")).toEqual([]);
+    const replyIds = new Set(replies.map((r) => r.id));
+    expect(receiver.hits.filter((h) => !replyIds.has(h.webhookId))).toEqual([]);
+    const bodies = new Map<string, Set<string>>();
+    for (const h of receiver.hits)
+      bodies.set(h.webhookId, (bodies.get(h.webhookId) ?? new Set()).add(h.body));
+    expect([...bodies.values()].filter((b) => b.size !== 1)).toEqual([]);
+    const account = await db.kysely
+      .selectFrom("accounts")
+      .select("credits")
+      .where("id", "=", accountId)
+      .executeTakeFirstOrThrow();
+    const history = await db.kysely
+      .selectFrom("credit_transactions")
+      .select(["amount", "kind"])
+      .where("account_id", "=", accountId)
+      .execute();
+    expect(account.credits).toBe(history.reduce((sum, t) => sum + Number(t.amount), 0));
+    expect(history.filter((t) => t.kind === "bot_reply").length).toBe(replies.length);
+    return { replies: replies.length, deliveries: receiver.hits.length };
+  } finally {
+    await db.close();
+  }
 }

@@ -7,14 +7,14 @@ import { freshDatabase, PG_URL, REDIS_URL, type TestDatabase } from "../test/hel
 import {
   cli,
   envFor,
+  expectEveryGuarantee,
   incomingLoad,
   kill,
-  openShared,
+  payingSubaccount,
   type Receiver,
   type ServerProcess,
   start,
   startReceiver,
-  waitFor,
 } from "./harness.ts";
 
 describe.runIf(PG_URL)("several nodes on PostgreSQL", () => {
@@ -36,26 +36,7 @@ describe.runIf(PG_URL)("several nodes on PostgreSQL", () => {
       JOB_LEASE_SECONDS: "2",
       DELIVERY_RETRY_SCHEDULE: "0.2,0.2,0.2,0.2,0.2",
     });
-    await cli(
-      ["account", "create", "--email", "agency@example.com", "--password", "long password", "--agency"],
-      env,
-    );
-    const sub = await cli<{ accountId: string; apiKey: string }>(
-      [
-        "account",
-        "create",
-        "--email",
-        "nodes@example.com",
-        "--password",
-        "long password",
-        "--parent",
-        "agency@example.com",
-        "--credits",
-        "100000",
-      ],
-      env,
-    );
-    await cli(["account", "set", "--email", "nodes@example.com", "--webhook-url", receiver.url], env);
+    const sub = await payingSubaccount(env, "nodes@example.com", receiver.url);
     const apiA = await start(["serve", "--no-worker"], env);
     const apiB = await start(["serve", "--no-worker"], env);
     const worker1 = await start(["worker"], env);
@@ -72,54 +53,16 @@ describe.runIf(PG_URL)("several nodes on PostgreSQL", () => {
     expect(loadA.acknowledged.length).toBeGreaterThan(50);
     expect(loadB.acknowledged.length).toBeGreaterThan(50);
 
-    const db = openShared(database);
-    try {
-      await waitFor(
-        async () =>
-          (
-            await db.kysely
-              .selectFrom("jobs")
-              .select("id")
-              .where("status", "in", ["queued", "running"])
-              .execute()
-          ).length === 0,
-        90_000,
-        "every job to finish on the surviving worker",
-      );
-      expect(await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute()).toEqual(
-        [],
-      );
-      const messages = await db.kysely
-        .selectFrom("messages")
-        .select(["id", "direction", "sender", "external_id", "status"])
-        .where("account_id", "=", sub.accountId)
-        .execute();
-      const inbound = new Set(messages.filter((m) => m.direction === "inbound").map((m) => m.id));
-      expect(acknowledged.filter((id) => !inbound.has(id))).toEqual([]);
-      const replies = messages.filter((m) => m.sender === "bot");
-      const answered = replies.map((r) => r.external_id?.replace(/^bot:/, ""));
-      expect(answered.length).toBe(new Set(answered).size);
-      expect(new Set(answered)).toEqual(inbound);
-      const delivered = new Set(receiver.hits.filter((h) => h.mode === "ok").map((h) => h.webhookId));
-      expect(replies.filter((r) => !delivered.has(r.id) || r.status !== "sent")).toEqual([]);
-      const account = await db.kysely
-        .selectFrom("accounts")
-        .select("credits")
-        .where("id", "=", sub.accountId)
-        .executeTakeFirstOrThrow();
-      const history = await db.kysely
-        .selectFrom("credit_transactions")
-        .select("amount")
-        .where("account_id", "=", sub.accountId)
-        .execute();
-      expect(account.credits).toBe(history.reduce((s, t) => s + Number(t.amount), 0));
-      console.info(
-        `nodes: ${acknowledged.length} acknowledged across 2 API nodes, ${replies.length} replies, ` +
-          `${receiver.hits.length} deliveries, 1 of 2 workers killed`,
-      );
-    } finally {
-      await db.close();
-    }
+    const { replies, deliveries } = await expectEveryGuarantee(
+      database,
+      sub.accountId,
+      acknowledged,
+      receiver,
+    );
+    console.info(
+      `nodes: ${acknowledged.length} acknowledged across 2 API nodes, ${replies} replies, ` +
+        `${deliveries} deliveries, 1 of 2 workers killed`,
+    );
 
     // A key rotated through a third process (the CLI) is refused by both API nodes at once.
     const { Agent, fetch } = await import("undici");
