@@ -11,7 +11,7 @@ import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
 import { pgSetDeliveryOutcomeSql, pgSetDeliveryOutcomesFrom } from "../messaging/repo.ts";
 import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
-import { MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./deliver.ts";
+import { attemptRowOf, MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./deliver.ts";
 import { ATTEMPT_COLUMNS, pgInsertAttemptsFrom } from "./repo.ts";
 
 type Loaded = MessageRow & {
@@ -165,16 +165,7 @@ export async function deliverMessageOnPostgres(
     account_id: accountId,
     message_id: m.id,
     event_id: null,
-    attempted_at: result.attemptedAt,
-    duration_ms: result.durationMs,
-    status_code: result.statusCode,
-    error_class: result.errorClass,
-    error_message: result.errorMessage,
-    response_body: result.responseBody,
-    url: m.webhook_url,
-    attempt_number: m.previous + 1,
-    trigger,
-    next_attempt_at: retryAt,
+    ...attemptRowOf(result, { url: m.webhook_url, number: m.previous + 1, trigger, nextAttemptAt: retryAt }),
   };
   const { status, error } = outcomeOf(result, at);
   await recorderOf(ctx).submit({

@@ -102,6 +102,30 @@ async function eventTarget(ctx: AppContext, accountId: string, eventId: string):
   };
 }
 
+/** What an attempt row records of one attempt, beyond which message or event it was for. */
+export function attemptRowOf(
+  result: AttemptResult,
+  about: {
+    url: string | null;
+    number: number;
+    trigger: "scheduled" | "manual";
+    nextAttemptAt: number | null;
+  },
+) {
+  return {
+    attempted_at: result.attemptedAt,
+    duration_ms: result.durationMs,
+    status_code: result.statusCode,
+    error_class: result.errorClass,
+    error_message: result.errorMessage,
+    response_body: result.responseBody,
+    url: about.url,
+    attempt_number: about.number,
+    trigger: about.trigger,
+    next_attempt_at: about.nextAttemptAt,
+  };
+}
+
 /** The status and stored error of one attempt. */
 export function outcomeOf(result: AttemptResult, at: number): Outcome {
   return {
@@ -164,16 +188,7 @@ export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContex
   await ctx.db.write(async (trx) => {
     await repo.insertAttempt(trx, accountId, {
       ...target.ref,
-      attempted_at: result.attemptedAt,
-      duration_ms: result.durationMs,
-      status_code: result.statusCode,
-      error_class: result.errorClass,
-      error_message: result.errorMessage,
-      response_body: result.responseBody,
-      url: target.url,
-      attempt_number: previous + 1,
-      trigger,
-      next_attempt_at: retryAt,
+      ...attemptRowOf(result, { url: target.url, number: previous + 1, trigger, nextAttemptAt: retryAt }),
     });
     // A success ends the job in the same commit as its outcome.
     if (result.ok) await job.finishIn(trx);
