@@ -2,12 +2,9 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
 import type { ContactView } from "../src/modules/contacts/service.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { callWithKey, type ErrorBody, errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 type Contact = ContactView;
-interface ErrorBody {
-  error: { code: string; message: string };
-}
 
 const ISO_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -31,14 +28,8 @@ describe("contacts API", () => {
     url: string,
     body?: unknown,
     key = acc.apiKey,
-  ): Promise<LightMyRequestResponse> =>
-    t.inject({
-      method,
-      url: `${url}${url.includes("?") ? "&" : "?"}apiKey=${key}`,
-      ...(body === undefined ? {} : { payload: body as object }),
-    });
+  ): Promise<LightMyRequestResponse> => callWithKey(t, method, url, key, body);
   const create = (body: unknown, key = acc.apiKey) => call("POST", "/v1/contacts", body, key);
-  const errorCode = (res: LightMyRequestResponse) => json<ErrorBody>(res).error.code;
 
   async function countContacts(where: { phone?: string; email?: string }, accountId = acc.accountId) {
     let q = t.parley.db.kysely

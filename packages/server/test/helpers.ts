@@ -143,3 +143,25 @@ export async function balanceOf(t: TestApp, accountId: string): Promise<number> 
     .executeTakeFirstOrThrow();
   return row.credits;
 }
+
+/** The error form every route answers with. */
+export interface ErrorBody {
+  error: { code: string; message: string };
+}
+
+/** The error code of an error answer. */
+export const errorCode = (res: LightMyRequestResponse) => json<ErrorBody>(res).error.code;
+
+/** A request with an API key in the query (as the custom-channel callers send it), optional JSON body. */
+export const callWithKey = (
+  t: TestApp,
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  url: string,
+  key: string,
+  body?: unknown,
+): Promise<LightMyRequestResponse> =>
+  t.inject({
+    method,
+    url: `${url}${url.includes("?") ? "&" : "?"}apiKey=${key}`,
+    ...(body === undefined ? {} : { payload: body as object }),
+  });

@@ -5,7 +5,16 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
-import { freshDatabase, json, startTestApp, type TestApp, testConfig } from "./helpers.ts";
+import {
+  callWithKey,
+  type ErrorBody,
+  errorCode,
+  freshDatabase,
+  json,
+  startTestApp,
+  type TestApp,
+  testConfig,
+} from "./helpers.ts";
 
 interface List {
   id: string;
@@ -24,9 +33,6 @@ interface Page<T> {
   data: T[];
   hasMore: boolean;
   nextCursor: string | null;
-}
-interface ErrorBody {
-  error: { code: string; message: string };
 }
 
 const run = promisify(execFile);
@@ -52,13 +58,7 @@ describe("lists API", () => {
     url: string,
     body?: unknown,
     key = acc.apiKey,
-  ): Promise<LightMyRequestResponse> =>
-    t.inject({
-      method,
-      url: `${url}${url.includes("?") ? "&" : "?"}apiKey=${key}`,
-      ...(body === undefined ? {} : { payload: body as object }),
-    });
-  const errorCode = (res: LightMyRequestResponse) => json<ErrorBody>(res).error.code;
+  ): Promise<LightMyRequestResponse> => callWithKey(t, method, url, key, body);
 
   async function newList(name = "Customers", key = acc.apiKey): Promise<List> {
     const res = await call("POST", "/v1/lists", { name }, key);
