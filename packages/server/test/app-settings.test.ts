@@ -2,36 +2,30 @@
 // webhook URL (same rules as the CLI), a signed test event through the SSRF guard, the signing
 // secret, the events URL, the bot switch and the LLM settings (key write-only).
 import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownerBrowser } from "./app-helpers.ts";
 import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { type Received, type Receiver, startReceiver } from "./receiver.ts";
 
 let t: TestApp;
-let server: http.Server;
+let receiver: Receiver;
 let receiverUrl: string;
-const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+let received: Received[];
 
 beforeAll(async () => {
   t = await startTestApp();
-  server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
-      res.writeHead(202, { "content-type": "text/plain" });
-      res.end(`accepted ${"x".repeat(2000)}`);
-    });
+  // Answers 202 with a long body, so the test event's recorded answer is cut to its limit.
+  receiver = await startReceiver((res) => {
+    res.writeHead(202, { "content-type": "text/plain" });
+    res.end(`accepted ${"x".repeat(2000)}`);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiverUrl = receiver.url;
+  received = receiver.received;
 });
 
 afterAll(async () => {
   await t?.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await receiver.close();
 });
 
 function code(res: { body: string }): string {
