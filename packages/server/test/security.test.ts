@@ -162,6 +162,9 @@ describe("route-security table", () => {
     const v1 = routes.filter((r) => r.url.startsWith("/v1/"));
     expect(v1.length).toBeGreaterThanOrEqual(40);
     expect(v1.map((r) => `${r.method} ${r.url}`).filter((k) => !TABLE[k])).toEqual([]);
+    // And no stale row: a row whose route is gone (renamed, removed) would test nothing.
+    const served = new Set(v1.map((r) => `${r.method} ${r.url}`));
+    expect(Object.keys(TABLE).filter((k) => !served.has(k))).toEqual([]);
     // Every /app/api route is session-authenticated unless it is one of the open ones.
     const app = routes.filter((r) => r.url.startsWith("/app/api/"));
     expect(app.filter((r) => r.auth !== "session" && !APP_OPEN.has(`${r.method} ${r.url}`))).toEqual([]);
