@@ -3,7 +3,7 @@
 // every route refusing a request without a session (401) or without the CSRF header (403).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserFrom, cookieFrom, ownerBrowser, PASSWORD, signIn, teammate } from "./app-helpers.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 /** Every session route with a sample path (ids that do not exist are fine: auth comes first). */
 const SESSION_ROUTES: Array<[string, string]> = [
@@ -86,7 +86,7 @@ describe("onboarding", () => {
       payload: body,
     });
     expect(refused.statusCode).toBe(403);
-    expect(json<{ error: { code: string } }>(refused).error.code).toBe("FORBIDDEN");
+    expect(errorCode(refused)).toBe("FORBIDDEN");
     const wrong = await t.inject({
       method: "POST",
       url: "/app/api/onboarding",
@@ -125,7 +125,7 @@ describe("onboarding", () => {
       payload: { ...body, email: "second@acme.example" },
     });
     expect(again.statusCode).toBe(409);
-    expect(json<{ error: { code: string } }>(again).error.code).toBe("ALREADY_ONBOARDED");
+    expect(errorCode(again)).toBe("ALREADY_ONBOARDED");
   });
 });
 
@@ -194,7 +194,7 @@ describe("sessions", () => {
     ]) {
       const res = await t.inject({ method: "POST", url: "/app/api/session", payload });
       expect(res.statusCode).toBe(401);
-      expect(json<{ error: { code: string } }>(res).error.code).toBe("INVALID_CREDENTIALS");
+      expect(errorCode(res)).toBe("INVALID_CREDENTIALS");
     }
   });
 
@@ -202,7 +202,7 @@ describe("sessions", () => {
     const { browser } = await ownerBrowser(t);
     const noCsrf = await browser.req({ method: "DELETE", url: "/app/api/session", csrf: false });
     expect(noCsrf.statusCode).toBe(403);
-    expect(json<{ error: { code: string } }>(noCsrf).error.code).toBe("CSRF_FAILED");
+    expect(errorCode(noCsrf)).toBe("CSRF_FAILED");
     const wrong = await browser.req({
       method: "DELETE",
       url: "/app/api/session",
@@ -234,7 +234,7 @@ describe("sessions", () => {
       payload: { email: "carol@example.com", password: PASSWORD },
     });
     expect(blocked.statusCode).toBe(429);
-    expect(json<{ error: { code: string } }>(blocked).error.code).toBe("RATE_LIMITED");
+    expect(errorCode(blocked)).toBe("RATE_LIMITED");
     expect(blocked.headers["retry-after"]).toBeDefined();
   });
 
@@ -309,7 +309,7 @@ describe("sessions", () => {
         ...(payload ? { payload: payload as object } : {}),
       });
       expect(anon.statusCode, `${method} ${url}`).toBe(401);
-      expect(json<{ error: { code: string } }>(anon).error.code).toBe("UNAUTHORIZED");
+      expect(errorCode(anon)).toBe("UNAUTHORIZED");
       const forged = await t.inject({
         method: method as "GET",
         url,
@@ -324,7 +324,7 @@ describe("sessions", () => {
           ...(payload ? { payload: payload as object } : {}),
         });
         expect(noCsrf.statusCode, `${method} ${url} without CSRF`).toBe(403);
-        expect(json<{ error: { code: string } }>(noCsrf).error.code).toBe("CSRF_FAILED");
+        expect(errorCode(noCsrf)).toBe("CSRF_FAILED");
       }
     }
   });
@@ -415,7 +415,7 @@ describe("team and invites", () => {
     ] as const) {
       const res = await agent.req({ method, url, ...(payload ? { payload } : {}) });
       expect(res.statusCode, `${method} ${url}`).toBe(403);
-      expect(json<{ error: { code: string } }>(res).error.code).toBe("FORBIDDEN");
+      expect(errorCode(res)).toBe("FORBIDDEN");
     }
     expect((await admin.req({ method: "GET", url: "/app/api/settings" })).statusCode).toBe(200);
     const inv = await admin.req({

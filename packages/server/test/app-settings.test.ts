@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownerBrowser } from "./app-helpers.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 import { type Received, type Receiver, startReceiver } from "./receiver.ts";
 
 let t: TestApp;
@@ -27,10 +27,6 @@ afterAll(async () => {
   await t?.close();
   await receiver.close();
 });
-
-function code(res: { body: string }): string {
-  return json<{ error: { code: string } }>(res as never).error.code;
-}
 
 describe("settings", () => {
   it("shows the account's settings without secrets", async () => {
@@ -67,7 +63,7 @@ describe("settings", () => {
     const { acc, browser } = await ownerBrowser(t);
     const noUrl = await browser.req({ method: "POST", url: "/app/api/settings/test-event" });
     expect(noUrl.statusCode).toBe(400);
-    expect(code(noUrl)).toBe("WEBHOOK_NOT_CONFIGURED");
+    expect(errorCode(noUrl)).toBe("WEBHOOK_NOT_CONFIGURED");
 
     for (const bad of ["ftp://example.com/hook", "not a url", "http://example.com/hook"]) {
       const res = await browser.req({
@@ -76,7 +72,7 @@ describe("settings", () => {
         payload: { webhookUrl: bad },
       });
       expect(res.statusCode, bad).toBe(400);
-      expect(code(res)).toBe("VALIDATION_ERROR");
+      expect(errorCode(res)).toBe("VALIDATION_ERROR");
       expect(json<{ error: { message: string } }>(res).error.message).toMatch(/webhookUrl/);
     }
     const saved = await browser.req({

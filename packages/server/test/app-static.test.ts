@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, startTestApp, type TestApp } from "./helpers.ts";
 
 describe("web app built", () => {
   let t: TestApp;
@@ -54,11 +54,11 @@ describe("web app built", () => {
     for (const url of ["/v1/nope", "/app/api/nope", "/v1", "/app/api"]) {
       const res = await t.inject({ method: "GET", url });
       expect(res.statusCode, url).toBe(404);
-      expect(json<{ error: { code: string } }>(res).error.code).toBe("NOT_FOUND");
+      expect(errorCode(res)).toBe("NOT_FOUND");
     }
     const post = await t.inject({ method: "POST", url: "/inbox", payload: {} });
     expect(post.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(post).error.code).toBe("NOT_FOUND");
+    expect(errorCode(post)).toBe("NOT_FOUND");
   });
 });
 
@@ -76,6 +76,6 @@ describe("web app not built", () => {
     expect(res.body).toMatch(/not built/);
     const api = await t.inject({ method: "GET", url: "/v1/nope" });
     expect(api.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(api).error.code).toBe("NOT_FOUND");
+    expect(errorCode(api)).toBe("NOT_FOUND");
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateApiKey } from "../src/modules/accounts/service.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
 
 describe("API key authentication", () => {
@@ -25,7 +25,7 @@ describe("API key authentication", () => {
       url: "/v1/account?apiKey=pk_live_wrongwrongwrongwrongwrongwrong12",
     });
     expect(res.statusCode).toBe(401);
-    expect(json<{ error: { code: string } }>(res).error.code).toBe("UNAUTHORIZED");
+    expect(errorCode(res)).toBe("UNAUTHORIZED");
   });
 
   it("accepts the key in the apiKey query parameter and in the x-api-key header", async () => {

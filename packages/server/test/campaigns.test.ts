@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botModule } from "../src/modules/bot/index.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
 
 interface CampaignJson {
@@ -331,10 +331,10 @@ describe("campaigns", () => {
       name: "X",
     });
     expect(unset.statusCode).toBe(409);
-    expect(json<{ error: { code: string } }>(unset).error.code).toBe("CAMPAIGN_IS_DEFAULT");
+    expect(errorCode(unset)).toBe("CAMPAIGN_IS_DEFAULT");
     const del = await req(acc.apiKey, "DELETE", `/v1/campaigns/${oldDefault.id}`);
     expect(del.statusCode).toBe(409);
-    expect(json<{ error: { code: string } }>(del).error.code).toBe("CAMPAIGN_IS_DEFAULT");
+    expect(errorCode(del)).toBe("CAMPAIGN_IS_DEFAULT");
     expect(json<CampaignJson>(await req(acc.apiKey, "GET", `/v1/campaigns/${oldDefault.id}`)).name).toBe(
       "Default",
     );
@@ -363,7 +363,7 @@ describe("campaigns", () => {
     ] as const) {
       const res = await req(other.apiKey, method, `/v1/campaigns/${c.id}`, body);
       expect(res.statusCode).toBe(404);
-      expect(json<{ error: { code: string } }>(res).error.code).toBe("CAMPAIGN_NOT_FOUND");
+      expect(errorCode(res)).toBe("CAMPAIGN_NOT_FOUND");
     }
     expect((await list(other.apiKey)).data.map((x) => x.id)).not.toContain(c.id);
     const del = await req(acc.apiKey, "DELETE", `/v1/campaigns/${c.id}`);

@@ -10,7 +10,7 @@ import { MEDIA_FETCH_JOB } from "../src/modules/messaging/index.ts";
 import { blobPath } from "../src/modules/messaging/media/store.ts";
 import { countRows, customData, jobsFor, postIncoming } from "./fixtures/incoming.ts";
 import { dataUri, makePng } from "./fixtures/png.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 const MiB = 1024 * 1024;
 const PNG = makePng(3, 2);
@@ -176,7 +176,7 @@ describe("embedded attachments (data URIs)", () => {
     const other = await t.account();
     const blob = await t.inject({ method: "GET", url: `/v1/messages/${id}/media?apiKey=${other.apiKey}` });
     expect(blob.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(blob).error.code).toBe("MESSAGE_NOT_FOUND");
+    expect(errorCode(blob)).toBe("MESSAGE_NOT_FOUND");
   });
 
   it("a message without an attachment has no media to serve (404)", async () => {

@@ -5,7 +5,7 @@ import type { CreatedAccount } from "../src/modules/accounts/service.ts";
 import { createOutboundMessage } from "../src/modules/delivery/outbound.ts";
 import { insertAttempt } from "../src/modules/delivery/repo.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 interface MessageJson {
   id: string;
@@ -169,7 +169,7 @@ describe("message history", () => {
   it("an invalid cursor or limit is a 400 in the structured form", async () => {
     const badCursor = await get(`/v1/contacts/${contactId}/messages?cursor=not-a-cursor`);
     expect(badCursor.statusCode).toBe(400);
-    expect(json<{ error: { code: string } }>(badCursor).error.code).toBe("INVALID_CURSOR");
+    expect(errorCode(badCursor)).toBe("INVALID_CURSOR");
     const badLimit = await get(`/v1/contacts/${contactId}/messages?limit=1000`);
     expect(badLimit.statusCode).toBe(400);
     expect(json<{ error: { code: string; message: string } }>(badLimit).error.message).toMatch(/limit/);
@@ -178,19 +178,19 @@ describe("message history", () => {
   it("unknown ids are 404 MESSAGE_NOT_FOUND / CONTACT_NOT_FOUND", async () => {
     const m = await get("/v1/messages/msg_01hzzzzzzzzzzzzzzzzzzzzzzz");
     expect(m.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(m).error.code).toBe("MESSAGE_NOT_FOUND");
+    expect(errorCode(m)).toBe("MESSAGE_NOT_FOUND");
     const c = await get("/v1/contacts/ct_01hzzzzzzzzzzzzzzzzzzzzzzz/messages");
     expect(c.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(c).error.code).toBe("CONTACT_NOT_FOUND");
+    expect(errorCode(c)).toBe("CONTACT_NOT_FOUND");
   });
 
   it("another account cannot read these messages or this contact's history (404)", async () => {
     const m = await get(`/v1/messages/${firstId}`, other.apiKey);
     expect(m.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(m).error.code).toBe("MESSAGE_NOT_FOUND");
+    expect(errorCode(m)).toBe("MESSAGE_NOT_FOUND");
     const c = await get(`/v1/contacts/${contactId}/messages`, other.apiKey);
     expect(c.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(c).error.code).toBe("CONTACT_NOT_FOUND");
+    expect(errorCode(c)).toBe("CONTACT_NOT_FOUND");
     // The owner still reads them.
     expect((await get(`/v1/messages/${firstId}`)).statusCode).toBe(200);
   });
@@ -198,6 +198,6 @@ describe("message history", () => {
   it("history routes need a key (401)", async () => {
     const res = await t.inject({ method: "GET", url: `/v1/messages/${firstId}` });
     expect(res.statusCode).toBe(401);
-    expect(json<{ error: { code: string } }>(res).error.code).toBe("UNAUTHORIZED");
+    expect(errorCode(res)).toBe("UNAUTHORIZED");
   });
 });

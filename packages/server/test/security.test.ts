@@ -4,7 +4,7 @@
 // tenant's rows; an agency route refuses a sub-account's (or any non-agency's) key with 403 and
 // another agency's sub-account with 404. Session routes (/app/api) refuse a request without a session.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, startTestApp, type TestApp } from "./helpers.ts";
 import { type Tenants, tenants } from "./tenants.ts";
 
 type Row = {
@@ -228,7 +228,7 @@ describe("route-security table", () => {
       const path = row.foreign?.(w).replace(w.y.subaccountId, w.x.subaccountId) ?? fill(url);
       for (const apiKey of [w.x.subaccountKey, w.a.apiKey]) {
         const res = await call(method, path, apiKey, row.body?.(w));
-        const code = res.statusCode === 403 ? json<{ error: { code: string } }>(res).error.code : null;
+        const code = res.statusCode === 403 ? errorCode(res) : null;
         if (code !== "NOT_AGENCY") failures.push(`${route}: ${res.statusCode}`);
       }
     }

@@ -10,7 +10,7 @@ import { validateWebhookUrl } from "../src/modules/accounts/webhook-url.ts";
 import { DELIVERY_JOB } from "../src/modules/delivery/outbound.ts";
 import { attemptsByMessage, findMessageById } from "../src/modules/messaging/repo.ts";
 import { messageView } from "../src/modules/messaging/view.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 interface Received {
   headers: Record<string, string>;
@@ -263,7 +263,7 @@ describe("POST /v1/send_custom_channel_message", () => {
       customData: { fromId: "a", customChannel: "web", body: "hi", email: "not-an-email" },
     });
     expect(res.statusCode).toBe(400);
-    expect(json<{ error: { code: string } }>(res).error.code).toBe("INVALID_EMAIL");
+    expect(errorCode(res)).toBe("INVALID_EMAIL");
     expect(await count("contacts", acc.accountId)).toBe(0);
   });
 
@@ -348,7 +348,7 @@ describe("POST /v1/messages/{messageId}/resend", () => {
       // Sent now: a second resend is refused.
       const again = await post(`/v1/messages/${messageId}/resend`, acc.apiKey, undefined);
       expect(again.statusCode).toBe(409);
-      expect(json<{ error: { code: string } }>(again).error.code).toBe("MESSAGE_NOT_FAILED");
+      expect(errorCode(again)).toBe("MESSAGE_NOT_FAILED");
     } finally {
       answer = 200;
     }
@@ -390,11 +390,11 @@ describe("POST /v1/messages/{messageId}/resend", () => {
 
     const unknown = await post("/v1/messages/msg_nothing/resend", acc.apiKey, undefined);
     expect(unknown.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(unknown).error.code).toBe("MESSAGE_NOT_FOUND");
+    expect(errorCode(unknown)).toBe("MESSAGE_NOT_FOUND");
 
     const foreign = await post(`/v1/messages/${messageId}/resend`, other.apiKey, undefined);
     expect(foreign.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(foreign).error.code).toBe("MESSAGE_NOT_FOUND");
+    expect(errorCode(foreign)).toBe("MESSAGE_NOT_FOUND");
     await t.parley.worker.drain();
   });
 });
@@ -451,7 +451,7 @@ describe("POST /v1/conversations/{conversationId}/messages (a person's reply)", 
     const { conversationId } = await message(acc.accountId, first.messageId);
     const foreign = await post(`/v1/conversations/${conversationId}/messages`, other.apiKey, { body: "x" });
     expect(foreign.statusCode).toBe(404);
-    expect(json<{ error: { code: string } }>(foreign).error.code).toBe("CONVERSATION_NOT_FOUND");
+    expect(errorCode(foreign)).toBe("CONVERSATION_NOT_FOUND");
     const unknown = await post("/v1/conversations/cv_nothing/messages", acc.apiKey, { body: "x" });
     expect(unknown.statusCode).toBe(404);
     const blank = await post(`/v1/conversations/${conversationId}/messages`, acc.apiKey, { body: "   " });
