@@ -330,6 +330,52 @@ describe("inbox", () => {
     }
   });
 
+  it("tells the browsers about delivery outcomes and resends", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    // Nothing listens there: the attempt fails at once.
+    await updateSettings(t.parley.db, acc.accountId, { webhook_url: "http://127.0.0.1:1/hook" });
+    await incoming(acc.apiKey, { fromId: "fail-1", body: "hello" });
+    const conv = (await list(browser)).data[0] as Conv;
+    const msg = json<Msg>(
+      await browser.req({
+        method: "POST",
+        url: `/app/api/conversations/${conv.id}/messages`,
+        payload: { body: "will fail" },
+      }),
+    );
+    const heard: string[] = [];
+    const stop = t.parley.ctx.live.subscribe(acc.accountId, (e) => heard.push(e.conversationId));
+    const settle = async (what: () => Promise<boolean>) => {
+      const until = Date.now() + 10_000;
+      while (!(await what())) {
+        await t.parley.worker.drain();
+        if (Date.now() > until) throw new Error("not reached in time");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const status = async () =>
+      (
+        await t.parley.db.kysely
+          .selectFrom("messages")
+          .select("status")
+          .where("id", "=", msg.id)
+          .executeTakeFirstOrThrow()
+      ).status;
+    try {
+      await settle(async () => (await status()) === "failed" && heard.length > 0);
+      expect(heard).toContain(conv.id);
+      heard.length = 0;
+      const resent = await browser.req({ method: "POST", url: `/app/api/messages/${msg.id}/resend` });
+      expect(resent.statusCode, resent.body).toBe(200);
+      expect(json(resent)).toEqual({ success: true, messageId: msg.id, status: "pending" });
+      const until = Date.now() + 5000;
+      while (heard.length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(heard).toContain(conv.id);
+    } finally {
+      stop();
+    }
+  });
+
   it("streams a conversation event over SSE when a message arrives through /v1", async () => {
     const { acc, browser } = await ownerBrowser(t);
     await t.parley.app.listen({ port: 0, host: "127.0.0.1" });

@@ -154,6 +154,7 @@ export async function deliverMessageOnPostgres(
       },
       [accountId, m.id, "failed", error, at],
     );
+    ctx.live.publish(accountId, { conversationId: m.conversation_id });
     return undefined;
   }
   const body = JSON.stringify(messageEvent(m, m.owner_user_id, m.contact_external_id));
@@ -175,6 +176,8 @@ export async function deliverMessageOnPostgres(
     at,
     endJob: result.ok ? job.claim : null,
   });
+  // Recorded in autocommit (outside db.write), so the inbox is told here, after the commit.
+  ctx.live.publish(accountId, { conversationId: m.conversation_id });
   if (result.ok) {
     job.finished();
     return undefined;

@@ -7,6 +7,7 @@ import type { Transaction } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../platform/db/schema.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
+import { conversationChanged } from "../../platform/live.ts";
 import { iso } from "../../platform/text.ts";
 import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
@@ -77,7 +78,11 @@ async function messageTarget(ctx: AppContext, accountId: string, messageId: stri
     webhookId: m.id,
     body: JSON.stringify(messageEvent(m, owner ?? null, contactExternalId)),
     notConfigured: MESSAGE_NOT_CONFIGURED,
-    record: (trx, outcome) => setDeliveryOutcome(trx, accountId, m.id, outcome),
+    record: async (trx, outcome) => {
+      await setDeliveryOutcome(trx, accountId, m.id, outcome);
+      // The inbox shows Sent / Failed as it happens.
+      conversationChanged(trx, accountId, m.conversation_id);
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import type { AppContext } from "../../context.ts";
 import type { AccountRow, MessageRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { activeJobsOf, cancelQueuedJobs, enqueueJobs } from "../../platform/jobs.ts";
+import { conversationChanged } from "../../platform/live.ts";
 import { isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import { findOwnerUserId } from "../accounts/repo.ts";
 import { toE164 } from "../contacts/phone.ts";
@@ -150,6 +151,7 @@ export async function resendMessage(ctx: AppContext, accountId: string, messageI
     if (!(await markPendingForResend(trx, accountId, messageId, Date.now()))) {
       throw new AppError("MESSAGE_NOT_FAILED", `Message ${messageId} is no longer failed`);
     }
+    conversationChanged(trx, accountId, m.conversation_id);
     const jobs = await activeJobsOf(trx, accountId, deliveryJob.type, messageId);
     await cancelQueuedJobs(
       trx,

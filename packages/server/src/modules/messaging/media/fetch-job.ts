@@ -63,11 +63,13 @@ export function mediaFetchHandler(ctx: AppContext): JobHandler<{ messageId: stri
     const outcome = await download(ctx, message.media_url, message.media_content_type ?? "");
     if (outcome.ok) {
       const blob = await storeBlob(ctx.config.dataDir, outcome.bytes);
-      await markMediaStored(db, job.accountId, message.id, {
+      const stored = await markMediaStored(db, job.accountId, message.id, {
         contentType: outcome.contentType,
         size: blob.size,
         sha256: blob.sha256,
       });
+      // An autocommit write: the open inboxes are told after it.
+      if (stored) ctx.live.publish(job.accountId, { conversationId: message.conversation_id });
       return undefined;
     }
     const retryIn = MEDIA_RETRY_DELAYS_MS[job.attempt - 1];
@@ -75,7 +77,9 @@ export function mediaFetchHandler(ctx: AppContext): JobHandler<{ messageId: stri
       job.log.info({ messageId: message.id, reason: outcome.reason }, "attachment download will be retried");
       return { retryAt: Date.now() + retryIn, error: outcome.reason };
     }
-    await markMediaRejected(db, job.accountId, message.id, outcome.reason);
+    if (await markMediaRejected(db, job.accountId, message.id, outcome.reason)) {
+      ctx.live.publish(job.accountId, { conversationId: message.conversation_id });
+    }
     job.log.info({ messageId: message.id, reason: outcome.reason }, "attachment rejected");
     return undefined;
   };
