@@ -1,0 +1,85 @@
+import { Center, Loader } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { Navigate, Route, Routes, useLocation } from "react-router";
+import { AppLayout } from "./components/AppLayout.tsx";
+import { ErrorState } from "./components/States.tsx";
+import { api } from "./lib/api.ts";
+import { useSession } from "./lib/session.ts";
+import { AccountPage } from "./pages/account/AccountPage.tsx";
+import { InvitePage } from "./pages/auth/InvitePage.tsx";
+import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
+import { SignInPage } from "./pages/auth/SignInPage.tsx";
+import { InboxPage } from "./pages/inbox/InboxPage.tsx";
+import { ComingSoonPage } from "./pages/placeholder/ComingSoonPage.tsx";
+import { SettingsPage } from "./pages/settings/SettingsPage.tsx";
+
+function FullPageLoader() {
+  return (
+    <Center h="100vh">
+      <Loader aria-label="Loading" />
+    </Center>
+  );
+}
+
+/** Signed out: a fresh install goes to onboarding, everyone else to sign-in. */
+function SignedOutRedirect() {
+  const location = useLocation();
+  const setupToken = new URLSearchParams(location.search).get("setupToken");
+  const onboarding = useQuery({
+    queryKey: ["onboarding", setupToken],
+    queryFn: () =>
+      api<{ needed: boolean; allowed: boolean }>(
+        "GET",
+        `/onboarding${setupToken ? `?setupToken=${encodeURIComponent(setupToken)}` : ""}`,
+      ),
+  });
+  if (onboarding.isPending) return <FullPageLoader />;
+  if (onboarding.data?.needed) {
+    return (
+      <Navigate
+        to={`/onboarding${setupToken ? `?setupToken=${encodeURIComponent(setupToken)}` : ""}`}
+        replace
+      />
+    );
+  }
+  const next =
+    location.pathname === "/" ? "" : `?next=${encodeURIComponent(location.pathname + location.search)}`;
+  return <Navigate to={`/signin${next}`} replace />;
+}
+
+export function App() {
+  const session = useSession();
+  if (session.isPending) return <FullPageLoader />;
+  if (session.isError) {
+    return (
+      <Center h="100vh" p="md">
+        <ErrorState error={session.error} onRetry={() => void session.refetch()} />
+      </Center>
+    );
+  }
+  const me = session.data;
+  return (
+    <Routes>
+      <Route path="/onboarding" element={me ? <Navigate to="/inbox" replace /> : <OnboardingPage />} />
+      <Route path="/signin" element={me ? <Navigate to="/inbox" replace /> : <SignInPage />} />
+      <Route path="/invite/:token" element={<InvitePage />} />
+      {me ? (
+        <Route element={<AppLayout session={me} />}>
+          <Route path="/" element={<Navigate to="/inbox" replace />} />
+          <Route path="/inbox" element={<InboxPage session={me} />} />
+          <Route path="/inbox/:conversationId" element={<InboxPage session={me} />} />
+          <Route path="/settings" element={<SettingsPage session={me} />} />
+          <Route path="/account" element={<AccountPage session={me} />} />
+          <Route path="/dashboard" element={<ComingSoonPage title="Dashboard" />} />
+          <Route path="/contacts" element={<ComingSoonPage title="Contacts" />} />
+          <Route path="/lists" element={<ComingSoonPage title="Lists" />} />
+          <Route path="/campaigns" element={<ComingSoonPage title="Campaigns" />} />
+          <Route path="/agency" element={<ComingSoonPage title="Agency" />} />
+          <Route path="*" element={<ComingSoonPage title="Page not found" notFound />} />
+        </Route>
+      ) : (
+        <Route path="*" element={<SignedOutRedirect />} />
+      )}
+    </Routes>
+  );
+}

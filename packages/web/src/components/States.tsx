@@ -1,0 +1,41 @@
+import { Alert, Button, Center, Loader, Stack, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+import { errorMessage } from "../lib/api.ts";
+
+export function LoadingState({ label = "Loading" }: { label?: string }) {
+  return (
+    <Center py="xl">
+      <Loader aria-label={label} />
+    </Center>
+  );
+}
+
+export function ErrorState({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  return (
+    <Alert color="red" title="Could not load this" role="alert">
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm">{errorMessage(error)}</Text>
+        {onRetry && (
+          <Button size="xs" variant="light" color="red" onClick={onRetry}>
+            Try again
+          </Button>
+        )}
+      </Stack>
+    </Alert>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <Stack align="center" gap="xs" py="xl" px="md">
+      <Title order={3} size="h4">
+        {title}
+      </Title>
+      {children && (
+        <Text c="dimmed" size="sm" ta="center" maw={420}>
+          {children}
+        </Text>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,22 @@
+const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const dayTime = new Intl.DateTimeFormat(undefined, {
+  month: "short",
+  day: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+});
+
+/** A time for lists and threads: today's as "14:05", older ones with their day. */
+export function shortTime(isoString: string | null | undefined): string {
+  if (!isoString) return "";
+  const d = new Date(isoString);
+  if (Number.isNaN(d.getTime())) return "";
+  const today = new Date();
+  return d.toDateString() === today.toDateString() ? time.format(d) : dayTime.format(d);
+}
+
+export function fullTime(isoString: string | null | undefined): string {
+  if (!isoString) return "";
+  const d = new Date(isoString);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
+}

@@ -1,0 +1,45 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { SESSION_KEY } from "./session.ts";
+
+/**
+ * Server-sent events from /app/api/events: a conversation changed (a message arrived, a delivery
+ * status moved). The inbox list and that conversation are refetched; nothing is reloaded.
+ */
+export function useLiveUpdates(enabled: boolean): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (!enabled) return;
+    let source: EventSource | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let stopped = false;
+    const open = () => {
+      source = new EventSource("/app/api/events");
+      source.addEventListener("conversation", (event) => {
+        let conversationId: string | undefined;
+        try {
+          conversationId = (JSON.parse((event as MessageEvent<string>).data) as { conversationId?: string })
+            .conversationId;
+        } catch {}
+        void client.invalidateQueries({ queryKey: ["conversations"] });
+        if (conversationId) void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+      });
+      source.addEventListener("open", () => {
+        // After a reconnect, catch up on what changed while the stream was down.
+        void client.invalidateQueries({ queryKey: ["conversations"] });
+      });
+      source.addEventListener("error", () => {
+        if (source?.readyState !== EventSource.CLOSED || stopped) return;
+        // Closed for good (signed out elsewhere, or the server said no): check the session, try again.
+        void client.invalidateQueries({ queryKey: SESSION_KEY });
+        retry = setTimeout(open, 3000);
+      });
+    };
+    open();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      source?.close();
+    };
+  }, [enabled, client]);
+}

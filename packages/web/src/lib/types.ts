@@ -1,0 +1,102 @@
+// The /app/api shapes the app reads (docs/app-api.md is the contract).
+
+export type Role = "owner" | "admin" | "agent";
+
+export interface Session {
+  user: { id: string; email: string; name: string | null; role: Role };
+  account: { id: string; name: string; kind: "standard" | "agency" | "subaccount" };
+  csrfToken: string;
+}
+
+export interface Conversation {
+  id: string;
+  contact: {
+    id: string;
+    name: string | null;
+    fromId: string | null;
+    phone: string | null;
+    email: string | null;
+  };
+  channel: string | null;
+  campaignId: string | null;
+  lastMessage: { body: string | null; direction: "inbound" | "outbound"; createdAt: string } | null;
+  unreadCount: number;
+  humanAlert: boolean;
+  humanAlertReason: string | null;
+  assignee: { id: string; name: string | null } | null;
+  status: "open" | "resolved";
+  botPaused: boolean;
+  lastMessageAt: string | null;
+}
+
+export interface ConversationPage {
+  data: Conversation[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface DeliveryAttempt {
+  id: string;
+  url: string | null;
+  attemptNumber: number;
+  trigger: string;
+  attemptedAt: string;
+  durationMs: number | null;
+  statusCode: number | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  responseBody: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface Message {
+  id: string;
+  direction: "inbound" | "outbound";
+  type: "text" | "reaction";
+  sender: "contact" | "bot" | "human" | "api";
+  senderName: string | null;
+  body: string | null;
+  status: string;
+  error: {
+    statusCode: number | null;
+    errorClass: string | null;
+    message: string | null;
+    responseBody: string | null;
+    at: string | null;
+  } | null;
+  deliveryAttempts: DeliveryAttempt[];
+  media: {
+    state: "pending" | "stored" | "rejected";
+    contentType: string | null;
+    reason: string | null;
+    url: string;
+  } | null;
+  reactions: { body: string; createdAt: string }[];
+  createdAt: string;
+}
+
+export interface ConversationDetail {
+  conversation: Conversation;
+  messages: Message[];
+}
+
+export interface Settings {
+  accountId: string;
+  name: string;
+  email: string;
+  kind: string;
+  botActive: boolean;
+  webhookUrl: string | null;
+  eventsWebhookUrl: string | null;
+  llm: { baseUrl: string | null; model: string | null; apiKeySet: boolean };
+  apiKey: { prefix: string; createdAt: string } | null;
+}
+
+export interface Team {
+  members: { id: string; email: string; name: string | null; role: Role; createdAt: string }[];
+  invites: { id: string; email: string; role: Role; expiresAt: string; createdAt: string }[];
+}
+
+export function contactLabel(c: Conversation["contact"]): string {
+  return c.name ?? c.fromId ?? c.phone ?? c.email ?? "Unknown contact";
+}

@@ -1,0 +1,35 @@
+import "@mantine/core/styles.css";
+import "@mantine/notifications/styles.css";
+import { createTheme, MantineProvider } from "@mantine/core";
+import { Notifications } from "@mantine/notifications";
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { BrowserRouter } from "react-router";
+import { App } from "./App.tsx";
+import { ApiError } from "./lib/api.ts";
+
+const theme = createTheme({ primaryColor: "blue", defaultRadius: "md" });
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // Client errors (404, 403) will not change on a retry; network trouble may.
+      retry: (count, err) => !(err instanceof ApiError && err.status >= 400 && err.status < 500) && count < 2,
+      refetchOnWindowFocus: true,
+    },
+  },
+});
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} defaultColorScheme="light">
+      <Notifications position="top-right" />
+      <QueryClientProvider client={queryClient}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

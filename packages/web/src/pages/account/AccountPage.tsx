@@ -1,0 +1,82 @@
+import { Alert, Button, Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useState } from "react";
+import { api, errorMessage } from "../../lib/api.ts";
+import type { Session } from "../../lib/types.ts";
+
+/** Every role: who you are, and a password change (it signs out your other sessions). */
+export function AccountPage({ session }: { session: Session }) {
+  const [currentPassword, setCurrent] = useState("");
+  const [newPassword, setNew] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [newError, setNewError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (newPassword.length < 8) {
+      setNewError("Use at least 8 characters");
+      return;
+    }
+    setNewError(null);
+    setError(null);
+    setBusy(true);
+    try {
+      await api("POST", "/password", { currentPassword, newPassword });
+      setCurrent("");
+      setNew("");
+      notifications.show({
+        color: "green",
+        message: "Password changed. Your other sessions were signed out.",
+      });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack maw={520}>
+      <Title order={1} size="h2">
+        Your profile
+      </Title>
+      <Paper withBorder p="md">
+        <Text size="sm">
+          Signed in as <strong>{session.user.email}</strong> ({session.user.role}) in {session.account.name}.
+        </Text>
+      </Paper>
+      <Paper withBorder p="md" component="section" aria-labelledby="password-heading">
+        <Title order={2} size="h4" id="password-heading" mb="sm">
+          Change password
+        </Title>
+        <form onSubmit={submit} noValidate>
+          <Stack gap="sm">
+            {error && (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            )}
+            <PasswordInput
+              label="Current password"
+              autoComplete="current-password"
+              value={currentPassword}
+              onChange={(e) => setCurrent(e.currentTarget.value)}
+            />
+            <PasswordInput
+              label="New password"
+              description="At least 8 characters"
+              autoComplete="new-password"
+              value={newPassword}
+              onChange={(e) => setNew(e.currentTarget.value)}
+              error={newError}
+            />
+            <Button type="submit" loading={busy} w="fit-content">
+              Change password
+            </Button>
+          </Stack>
+        </form>
+      </Paper>
+    </Stack>
+  );
+}

@@ -1,0 +1,103 @@
+import { Alert, Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { useSetSession } from "../../lib/session.ts";
+import type { Session } from "../../lib/types.ts";
+import { AuthCard } from "./AuthCard.tsx";
+
+/** Accepting an invite: the teammate picks a name and a password and is signed in. */
+export function InvitePage() {
+  const { token = "" } = useParams();
+  const invite = useQuery({
+    queryKey: ["invite", token],
+    queryFn: () =>
+      api<{ email: string; accountName: string; role: string }>(
+        "GET",
+        `/invites/${encodeURIComponent(token)}`,
+      ),
+  });
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const setSession = useSetSession();
+  const navigate = useNavigate();
+
+  if (invite.isPending) return <LoadingState />;
+  if (invite.isError) {
+    return (
+      <AuthCard title="This invite cannot be used">
+        <Text size="sm">
+          It may have expired (invites are valid for 7 days), been used already, or been revoked. Ask the
+          person who invited you for a new link.
+        </Text>
+        <Button component={Link} to="/signin" variant="light">
+          Go to sign-in
+        </Button>
+      </AuthCard>
+    );
+  }
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (password.length < 8) {
+      setPasswordError("Use at least 8 characters");
+      return;
+    }
+    setPasswordError(null);
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api<Session>("POST", `/invites/${encodeURIComponent(token)}/accept`, {
+        ...(name.trim() ? { name: name.trim() } : {}),
+        password,
+      });
+      setSession(session);
+      navigate("/inbox", { replace: true });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard
+      title={`Join ${invite.data.accountName}`}
+      intro={`You were invited as ${invite.data.role === "admin" ? "an admin" : "an agent"}.`}
+    >
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <TextInput label="Email" value={invite.data.email} readOnly />
+          <TextInput
+            label="Your name"
+            autoComplete="name"
+            value={name}
+            onChange={(e) => setName(e.currentTarget.value)}
+          />
+          <PasswordInput
+            label="Password"
+            description="At least 8 characters"
+            autoComplete="new-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={passwordError}
+          />
+          <Button type="submit" loading={busy} fullWidth mt="xs">
+            Join
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,126 @@
+import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { LoadingState } from "../../components/States.tsx";
+import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { useSetSession } from "../../lib/session.ts";
+import type { Session } from "../../lib/types.ts";
+import { AuthCard } from "./AuthCard.tsx";
+
+type FieldErrors = Partial<Record<"businessName" | "email" | "password", string>>;
+
+function check(values: { businessName: string; email: string; password: string }): FieldErrors {
+  const errors: FieldErrors = {};
+  if (!values.businessName.trim()) errors.businessName = "Enter your business name";
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email.trim())) errors.email = "Enter a valid email address";
+  if (values.password.length < 8) errors.password = "Use at least 8 characters";
+  return errors;
+}
+
+/** The one-time form of a fresh install: creates the account and its owner. */
+export function OnboardingPage() {
+  const [params] = useSearchParams();
+  const setupToken = params.get("setupToken") ?? undefined;
+  const status = useQuery({
+    queryKey: ["onboarding", setupToken ?? null],
+    queryFn: () =>
+      api<{ needed: boolean; allowed: boolean }>(
+        "GET",
+        `/onboarding${setupToken ? `?setupToken=${encodeURIComponent(setupToken)}` : ""}`,
+      ),
+  });
+  const [values, setValues] = useState({ businessName: "", email: "", password: "" });
+  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const setSession = useSetSession();
+  const navigate = useNavigate();
+
+  if (status.isPending) return <LoadingState />;
+  if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const errors = check(values);
+    setFieldErrors(errors);
+    if (Object.keys(errors).length > 0) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api<Session>("POST", "/onboarding", {
+        businessName: values.businessName.trim(),
+        email: values.email.trim(),
+        password: values.password,
+        ...(setupToken ? { setupToken } : {}),
+      });
+      setSession(session);
+      navigate("/settings", { replace: true });
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "ALREADY_ONBOARDED") {
+        navigate("/signin", { replace: true });
+        return;
+      }
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const set = (field: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => {
+    const value = e.currentTarget.value;
+    setValues((v) => ({ ...v, [field]: value }));
+  };
+
+  return (
+    <AuthCard
+      title="Welcome to Parley"
+      intro="Create your business account. You will be its owner and can invite your team afterwards."
+    >
+      {status.data && !status.data.allowed && (
+        <Alert color="yellow" title="Open the setup link" role="alert">
+          For safety, a new install can be set up only from the server itself or with the one-time setup link
+          that Parley printed when it started (look for setupUrl in its output).
+        </Alert>
+      )}
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <TextInput
+            label="Business name"
+            autoComplete="organization"
+            required
+            value={values.businessName}
+            onChange={set("businessName")}
+            error={fieldErrors.businessName}
+          />
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={values.email}
+            onChange={set("email")}
+            error={fieldErrors.email}
+          />
+          <PasswordInput
+            label="Password"
+            description="At least 8 characters"
+            autoComplete="new-password"
+            required
+            value={values.password}
+            onChange={set("password")}
+            error={fieldErrors.password}
+          />
+          <Button type="submit" loading={busy} fullWidth mt="xs">
+            Create account
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,66 @@
+import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { useState } from "react";
+import { useNavigate, useSearchParams } from "react-router";
+import { api, errorMessage } from "../../lib/api.ts";
+import { useSetSession } from "../../lib/session.ts";
+import type { Session } from "../../lib/types.ts";
+import { AuthCard } from "./AuthCard.tsx";
+
+export function SignInPage() {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const setSession = useSetSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api<Session>("POST", "/session", { email, password });
+      setSession(session);
+      const next = params.get("next");
+      // Only a path inside the app, never another site.
+      navigate(next?.startsWith("/") && !next.startsWith("//") ? next : "/inbox", { replace: true });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard title="Sign in to Parley">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.currentTarget.value)}
+          />
+          <PasswordInput
+            label="Password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+          />
+          <Button type="submit" loading={busy} fullWidth mt="xs">
+            Sign in
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

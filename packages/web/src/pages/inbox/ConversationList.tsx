@@ -1,0 +1,235 @@
+import {
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  ScrollArea,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  UnstyledButton,
+} from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { Link, useSearchParams } from "react-router";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { api } from "../../lib/api.ts";
+import { shortTime } from "../../lib/format.ts";
+import { type Conversation, type ConversationPage, contactLabel, type Session } from "../../lib/types.ts";
+
+const FILTERS = ["status", "assignee", "humanAlert", "channel", "campaignId", "q"] as const;
+
+function useFilters() {
+  const [params, setParams] = useSearchParams();
+  const value = (name: (typeof FILTERS)[number]) => params.get(name) ?? "";
+  const set = (name: (typeof FILTERS)[number], v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(name, v);
+    else next.delete(name);
+    setParams(next, { replace: true });
+  };
+  return { value, set, search: params.toString() };
+}
+
+export function ConversationList({ session, selectedId }: { session: Session; selectedId: string | null }) {
+  const filters = useFilters();
+  const status = filters.value("status") || "open";
+  const [q] = useDebouncedValue(filters.value("q"), 250);
+  const query = new URLSearchParams();
+  if (status !== "all") query.set("status", status);
+  for (const name of ["assignee", "humanAlert", "channel", "campaignId"] as const) {
+    const v = filters.value(name);
+    if (v) query.set(name, v);
+  }
+  if (q.trim()) query.set("q", q.trim());
+  const list = useInfiniteQuery({
+    queryKey: ["conversations", query.toString()],
+    queryFn: ({ pageParam }) => {
+      const page = new URLSearchParams(query);
+      page.set("limit", "50");
+      if (pageParam) page.set("cursor", pageParam);
+      return api<ConversationPage>("GET", `/conversations?${page}`);
+    },
+    initialPageParam: "",
+    getNextPageParam: (last) => (last.hasMore ? (last.nextCursor ?? undefined) : undefined),
+  });
+  const conversations = list.data?.pages.flatMap((p) => p.data) ?? [];
+  const channels = [
+    ...new Set([filters.value("channel"), ...conversations.map((c) => c.channel ?? "")]),
+  ].filter(Boolean);
+  const campaigns = [
+    ...new Set([filters.value("campaignId"), ...conversations.map((c) => c.campaignId ?? "")]),
+  ].filter(Boolean);
+  const filtered = FILTERS.some((f) => f !== "status" && filters.value(f)) || status !== "open";
+
+  return (
+    <Paper withBorder radius="md" p="sm" component="section" aria-label="Conversations">
+      <Stack gap="xs">
+        <TextInput
+          label="Search conversations"
+          placeholder="Name, phone, email or message text"
+          type="search"
+          value={filters.value("q")}
+          onChange={(e) => filters.set("q", e.currentTarget.value)}
+        />
+        <Group gap="xs" grow>
+          <Select
+            label="Status"
+            data={[
+              { value: "open", label: "Open" },
+              { value: "resolved", label: "Resolved" },
+              { value: "all", label: "All" },
+            ]}
+            value={status}
+            onChange={(v) => filters.set("status", v === "open" ? "" : (v ?? ""))}
+            allowDeselect={false}
+          />
+          <Select
+            label="Assigned"
+            data={[
+              { value: "", label: "Anyone" },
+              { value: "me", label: "To me" },
+              { value: "unassigned", label: "Unassigned" },
+            ]}
+            value={filters.value("assignee")}
+            onChange={(v) => filters.set("assignee", v ?? "")}
+            allowDeselect={false}
+          />
+        </Group>
+        <Group gap="xs" grow>
+          <Select
+            label="Channel"
+            placeholder="All channels"
+            data={channels}
+            value={filters.value("channel") || null}
+            onChange={(v) => filters.set("channel", v ?? "")}
+            clearable
+          />
+          <Select
+            label="Campaign"
+            placeholder="All campaigns"
+            data={campaigns}
+            value={filters.value("campaignId") || null}
+            onChange={(v) => filters.set("campaignId", v ?? "")}
+            clearable
+          />
+        </Group>
+        <Checkbox
+          label="Needs a human"
+          checked={filters.value("humanAlert") === "true"}
+          onChange={(e) => filters.set("humanAlert", e.currentTarget.checked ? "true" : "")}
+        />
+      </Stack>
+      <ScrollArea.Autosize mah="calc(100vh - 360px)" mt="sm" type="auto">
+        {list.isPending && <LoadingState label="Loading conversations" />}
+        {list.isError && <ErrorState error={list.error} onRetry={() => void list.refetch()} />}
+        {list.data && conversations.length === 0 && (
+          <EmptyState title={filtered ? "No conversation matches" : "No conversations yet"}>
+            {filtered
+              ? "Try other filters or another search."
+              : "When your system posts a message to /v1/messages/incoming, the conversation appears here at once."}
+          </EmptyState>
+        )}
+        <Stack
+          gap={4}
+          component="ul"
+          p={0}
+          m={0}
+          style={{ listStyle: "none" }}
+          aria-label="Conversation list"
+        >
+          {conversations.map((c) => (
+            <li key={c.id}>
+              <ConversationRow
+                conversation={c}
+                selected={c.id === selectedId}
+                search={filters.search}
+                meId={session.user.id}
+              />
+            </li>
+          ))}
+        </Stack>
+        {list.hasNextPage && (
+          <Button
+            variant="subtle"
+            fullWidth
+            mt="xs"
+            loading={list.isFetchingNextPage}
+            onClick={() => void list.fetchNextPage()}
+          >
+            Load more
+          </Button>
+        )}
+      </ScrollArea.Autosize>
+    </Paper>
+  );
+}
+
+function ConversationRow({
+  conversation: c,
+  selected,
+  search,
+  meId,
+}: {
+  conversation: Conversation;
+  selected: boolean;
+  search: string;
+  meId: string;
+}) {
+  const last = c.lastMessage;
+  return (
+    <UnstyledButton
+      component={Link}
+      to={`/inbox/${c.id}${search ? `?${search}` : ""}`}
+      aria-current={selected ? "page" : undefined}
+      display="block"
+      p="xs"
+      w="100%"
+      style={{
+        borderRadius: "var(--mantine-radius-sm)",
+        background: selected ? "var(--mantine-color-blue-light)" : undefined,
+      }}
+    >
+      <Group justify="space-between" wrap="nowrap" gap="xs">
+        <Text fw={c.unreadCount > 0 ? 700 : 500} size="sm" truncate>
+          {contactLabel(c.contact)}
+        </Text>
+        <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
+          {shortTime(c.lastMessageAt)}
+        </Text>
+      </Group>
+      <Text size="sm" c="dimmed" truncate>
+        {last ? `${last.direction === "outbound" ? "You: " : ""}${last.body ?? ""}` : "No messages"}
+      </Text>
+      <Group gap={4} mt={4}>
+        {c.channel && (
+          <Badge size="xs" variant="outline" color="gray">
+            {c.channel}
+          </Badge>
+        )}
+        {c.unreadCount > 0 && (
+          <Badge size="xs" color="blue" aria-label={`${c.unreadCount} unread`}>
+            {c.unreadCount}
+          </Badge>
+        )}
+        {c.humanAlert && (
+          <Badge size="xs" color="red" variant="filled">
+            Needs a human
+          </Badge>
+        )}
+        {c.status === "resolved" && (
+          <Badge size="xs" color="green" variant="light">
+            Resolved
+          </Badge>
+        )}
+        {c.assignee && (
+          <Badge size="xs" color="violet" variant="light">
+            {c.assignee.id === meId ? "You" : (c.assignee.name ?? "Assigned")}
+          </Badge>
+        )}
+      </Group>
+    </UnstyledButton>
+  );
+}

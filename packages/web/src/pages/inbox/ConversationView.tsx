@@ -1,0 +1,222 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Paper,
+  ScrollArea,
+  Select,
+  Stack,
+  Text,
+  Textarea,
+  Title,
+} from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import {
+  type ConversationDetail,
+  contactLabel,
+  type Message,
+  type Session,
+  type Team,
+} from "../../lib/types.ts";
+import { MessageItem } from "./MessageItem.tsx";
+
+type ConversationPatch = Partial<{
+  status: "open" | "resolved";
+  assigneeId: string | null;
+  botPaused: boolean;
+  humanAlert: false;
+}>;
+
+export function ConversationView({ conversationId, session }: { conversationId: string; session: Session }) {
+  const client = useQueryClient();
+  const detail = useQuery({
+    queryKey: ["conversation", conversationId],
+    queryFn: async () => {
+      const d = await api<ConversationDetail>("GET", `/conversations/${conversationId}`);
+      // Opening it marks it read: the list's unread badge goes.
+      void client.invalidateQueries({ queryKey: ["conversations"] });
+      return d;
+    },
+  });
+  const team = useQuery({ queryKey: ["team"], queryFn: () => api<Team>("GET", "/team"), staleTime: 60_000 });
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+    void client.invalidateQueries({ queryKey: ["conversations"] });
+  };
+  const patch = useMutation({
+    mutationFn: (body: ConversationPatch) => api("PATCH", `/conversations/${conversationId}`, body),
+    onSuccess: refresh,
+    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+  });
+
+  if (detail.isPending) return <LoadingState label="Loading the conversation" />;
+  if (detail.isError) {
+    if (detail.error instanceof ApiError && detail.error.status === 404) {
+      return <ErrorState error={new Error("This conversation does not exist or was removed.")} />;
+    }
+    return <ErrorState error={detail.error} onRetry={() => void detail.refetch()} />;
+  }
+  const { conversation: c, messages } = detail.data;
+  const members = team.data?.members ?? [];
+
+  return (
+    <Paper withBorder radius="md" p="sm" component="section" aria-labelledby="conversation-title">
+      <Stack gap="xs">
+        <Group justify="space-between" align="flex-start" wrap="wrap" gap="xs">
+          <div>
+            <Title order={2} size="h3" id="conversation-title">
+              {contactLabel(c.contact)}
+            </Title>
+            <Text size="sm" c="dimmed">
+              {[c.contact.fromId, c.contact.phone, c.contact.email, c.channel && `via ${c.channel}`]
+                .filter(Boolean)
+                .join(" · ")}
+            </Text>
+          </div>
+          <Group gap={6}>
+            <Badge color={c.status === "open" ? "blue" : "green"} variant="light">
+              {c.status === "open" ? "Open" : "Resolved"}
+            </Badge>
+            <Badge color={c.botPaused ? "gray" : "teal"} variant="light">
+              {c.botPaused ? "Bot paused" : "Bot on"}
+            </Badge>
+          </Group>
+        </Group>
+        {c.humanAlert && (
+          <Alert color="red" title="Needs a human" role="status">
+            <Group justify="space-between" wrap="wrap" gap="xs">
+              <Text size="sm">{c.humanAlertReason ?? "The bot asked for a person to take over."}</Text>
+              <Button
+                size="xs"
+                variant="light"
+                color="red"
+                onClick={() => patch.mutate({ humanAlert: false })}
+              >
+                Clear alert
+              </Button>
+            </Group>
+          </Alert>
+        )}
+        <Group gap="xs" wrap="wrap" align="flex-end">
+          <Select
+            label="Assignee"
+            placeholder="Unassigned"
+            data={members.map((m) => ({
+              value: m.id,
+              label: m.id === session.user.id ? `${m.name ?? m.email} (you)` : (m.name ?? m.email),
+            }))}
+            value={c.assignee?.id ?? null}
+            onChange={(v) => patch.mutate({ assigneeId: v })}
+            clearable
+            w={220}
+            size="xs"
+          />
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => patch.mutate({ botPaused: !c.botPaused })}
+            loading={patch.isPending && patch.variables?.botPaused !== undefined}
+          >
+            {c.botPaused ? "Resume bot" : "Pause bot"}
+          </Button>
+          <Button
+            size="xs"
+            variant="default"
+            onClick={() => patch.mutate({ status: c.status === "open" ? "resolved" : "open" })}
+          >
+            {c.status === "open" ? "Resolve" : "Reopen"}
+          </Button>
+        </Group>
+        <Thread messages={messages} contactName={contactLabel(c.contact)} onResent={refresh} />
+        <ReplyBox conversationId={conversationId} onSent={refresh} />
+      </Stack>
+    </Paper>
+  );
+}
+
+function Thread({
+  messages,
+  contactName,
+  onResent,
+}: {
+  messages: Message[];
+  contactName: string;
+  onResent: () => void;
+}) {
+  const end = useRef<HTMLDivElement>(null);
+  const last = messages.at(-1)?.id;
+  useEffect(() => {
+    if (last) end.current?.scrollIntoView({ block: "end" });
+  }, [last]);
+  return (
+    <ScrollArea.Autosize mah="calc(100vh - 400px)" type="auto" offsetScrollbars>
+      <Stack gap="sm" py="xs" component="ol" m={0} pl={0} style={{ listStyle: "none" }} aria-label="Messages">
+        {messages.length === 0 && (
+          <Text c="dimmed" size="sm" ta="center">
+            No messages yet.
+          </Text>
+        )}
+        {messages.map((m) => (
+          <li key={m.id}>
+            <MessageItem message={m} contactName={contactName} onResent={onResent} />
+          </li>
+        ))}
+      </Stack>
+      <div ref={end} />
+    </ScrollArea.Autosize>
+  );
+}
+
+function ReplyBox({ conversationId, onSent }: { conversationId: string; onSent: () => void }) {
+  const [body, setBody] = useState("");
+  const send = useMutation({
+    mutationFn: (text: string) =>
+      api<Message>("POST", `/conversations/${conversationId}/messages`, { body: text }),
+    onSuccess: () => {
+      setBody("");
+      onSent();
+    },
+  });
+  const submit = () => {
+    const text = body.trim();
+    if (!text || send.isPending) return;
+    send.mutate(text);
+  };
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <Stack gap={6}>
+        <Textarea
+          label="Reply"
+          description="Sent to the customer through your webhook as you; the bot pauses on this conversation. Ctrl+Enter sends."
+          autosize
+          minRows={2}
+          maxRows={8}
+          value={body}
+          onChange={(e) => setBody(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+              e.preventDefault();
+              submit();
+            }
+          }}
+          error={send.isError ? errorMessage(send.error) : undefined}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={send.isPending} disabled={!body.trim()}>
+            Send
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

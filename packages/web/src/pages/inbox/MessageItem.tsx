@@ -1,0 +1,221 @@
+import {
+  Anchor,
+  Badge,
+  Box,
+  Button,
+  Code,
+  Collapse,
+  Group,
+  Image,
+  Paper,
+  Stack,
+  Table,
+  Text,
+} from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime, shortTime } from "../../lib/format.ts";
+import type { Message } from "../../lib/types.ts";
+
+function senderLabel(m: Message, contactName: string): string {
+  switch (m.sender) {
+    case "contact":
+      return contactName;
+    case "bot":
+      return "Bot";
+    case "human":
+      return m.senderName ?? "A teammate";
+    default:
+      return "API";
+  }
+}
+
+/** Delivery status of an outbound message: the words the app promises are "Sent" and "Failed". */
+function StatusBadge({ status }: { status: string }) {
+  if (status === "sent")
+    return (
+      <Badge color="green.9" variant="light">
+        Sent
+      </Badge>
+    );
+  if (status === "failed")
+    return (
+      <Badge color="red.9" variant="light">
+        Failed
+      </Badge>
+    );
+  if (status === "pending")
+    return (
+      <Badge color="gray.8" variant="light">
+        Pending
+      </Badge>
+    );
+  return null;
+}
+
+export function MessageItem({
+  message: m,
+  contactName,
+  onResent,
+}: {
+  message: Message;
+  contactName: string;
+  onResent: () => void;
+}) {
+  const outbound = m.direction === "outbound";
+  const [showAttempts, setShowAttempts] = useState(false);
+  const resend = useMutation({
+    mutationFn: () => api("POST", `/messages/${m.id}/resend`),
+    onSuccess: onResent,
+    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+  });
+  return (
+    <Box style={{ display: "flex", justifyContent: outbound ? "flex-end" : "flex-start" }}>
+      <Paper
+        p="xs"
+        radius="md"
+        maw="85%"
+        withBorder
+        bg={outbound ? "var(--mantine-color-blue-0)" : "var(--mantine-color-gray-0)"}
+        data-message-id={m.id}
+        data-status={m.status}
+      >
+        <Group gap={6} justify="space-between" wrap="nowrap">
+          <Text size="xs" fw={600}>
+            {senderLabel(m, contactName)}
+          </Text>
+          <Text size="xs" c="dimmed" title={fullTime(m.createdAt)}>
+            {shortTime(m.createdAt)}
+          </Text>
+        </Group>
+        {m.type === "reaction" ? (
+          <Text size="sm">Reacted {m.body}</Text>
+        ) : (
+          m.body && (
+            <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+              {m.body}
+            </Text>
+          )
+        )}
+        {m.media && <Media media={m.media} />}
+        {m.reactions.length > 0 && (
+          <Group gap={4} mt={4} aria-label="Reactions">
+            {m.reactions.map((r) => (
+              <Badge key={`${r.body}-${r.createdAt}`} variant="default" size="sm">
+                {r.body}
+              </Badge>
+            ))}
+          </Group>
+        )}
+        {outbound && (
+          <Group gap={6} mt={6} justify="flex-end">
+            <StatusBadge status={m.status} />
+          </Group>
+        )}
+        {outbound && m.status === "failed" && (
+          <Stack gap={6} mt={6}>
+            {m.error && (
+              <Box>
+                <Text size="xs" fw={600} c="red.9">
+                  {m.error.statusCode !== null
+                    ? `Receiver answered ${m.error.statusCode}`
+                    : m.error.errorClass}
+                </Text>
+                {m.error.message && <Text size="xs">{m.error.message}</Text>}
+                {m.error.responseBody && (
+                  <Code block fz="xs" mt={2}>
+                    {m.error.responseBody}
+                  </Code>
+                )}
+              </Box>
+            )}
+            <Group gap="xs">
+              <Button size="xs" color="red.9" loading={resend.isPending} onClick={() => resend.mutate()}>
+                Resend
+              </Button>
+              {m.deliveryAttempts.length > 0 && (
+                <Button
+                  size="xs"
+                  variant="subtle"
+                  onClick={() => setShowAttempts((v) => !v)}
+                  aria-expanded={showAttempts}
+                >
+                  {showAttempts ? "Hide attempts" : `Delivery attempts (${m.deliveryAttempts.length})`}
+                </Button>
+              )}
+            </Group>
+          </Stack>
+        )}
+        {outbound && m.status !== "failed" && m.deliveryAttempts.length > 0 && (
+          <Button
+            size="compact-xs"
+            variant="subtle"
+            mt={4}
+            onClick={() => setShowAttempts((v) => !v)}
+            aria-expanded={showAttempts}
+          >
+            {showAttempts ? "Hide attempts" : `Delivery attempts (${m.deliveryAttempts.length})`}
+          </Button>
+        )}
+        <Collapse expanded={showAttempts}>
+          <Table fz="xs" mt={6} withTableBorder verticalSpacing={2} aria-label="Delivery attempts">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>#</Table.Th>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Result</Table.Th>
+                <Table.Th>Time</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {m.deliveryAttempts.map((a, i) => (
+                <Table.Tr key={a.id}>
+                  <Table.Td>{a.attemptNumber ?? i + 1}</Table.Td>
+                  <Table.Td>{fullTime(a.attemptedAt)}</Table.Td>
+                  <Table.Td>
+                    {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass}
+                    {a.errorMessage ? ` · ${a.errorMessage}` : ""}
+                    {a.trigger === "manual" ? " · resend" : ""}
+                    {a.nextAttemptAt ? ` · next try ${fullTime(a.nextAttemptAt)}` : ""}
+                  </Table.Td>
+                  <Table.Td>{a.durationMs !== null ? `${a.durationMs} ms` : ""}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Collapse>
+      </Paper>
+    </Box>
+  );
+}
+
+function Media({ media }: { media: NonNullable<Message["media"]> }) {
+  if (media.state === "rejected") {
+    return (
+      <Text size="xs" c="red.9" mt={4}>
+        Attachment rejected: {media.reason ?? "not accepted"}
+      </Text>
+    );
+  }
+  if (media.state === "pending") {
+    return (
+      <Text size="xs" c="dimmed" mt={4}>
+        Attachment loading…
+      </Text>
+    );
+  }
+  if (media.contentType?.startsWith("image/")) {
+    return (
+      <Anchor href={media.url} target="_blank" rel="noreferrer">
+        <Image src={media.url} alt="Image attachment" mah={240} w="auto" fit="contain" radius="sm" mt={4} />
+      </Anchor>
+    );
+  }
+  return (
+    <Anchor href={media.url} target="_blank" rel="noreferrer" size="sm" display="block" mt={4}>
+      Attachment ({media.contentType ?? "file"})
+    </Anchor>
+  );
+}

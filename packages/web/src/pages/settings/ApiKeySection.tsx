@@ -1,0 +1,94 @@
+import { Alert, Button, Code, CopyButton, Group, Text } from "@mantine/core";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime } from "../../lib/format.ts";
+import type { Settings } from "../../lib/types.ts";
+import { Section } from "./Section.tsx";
+
+/** Generate a new API key (the previous one stops working at once); the key is shown once. */
+export function ApiKeySection({ settings }: { settings: Settings }) {
+  const client = useQueryClient();
+  const [confirming, setConfirming] = useState(false);
+  const [newKey, setNewKey] = useState<string | null>(null);
+  const generate = useMutation({
+    mutationFn: () => api<{ apiKey: string }>("POST", "/settings/api-key"),
+    onSuccess: (res) => {
+      setNewKey(res.apiKey);
+      setConfirming(false);
+      void client.invalidateQueries({ queryKey: ["settings"] });
+    },
+  });
+
+  return (
+    <Section
+      title="API key"
+      description="Your systems use it to call the Parley API (/v1). Keep it on your server; never put it in a web page or an app."
+    >
+      <Text size="sm">
+        {settings.apiKey ? (
+          <>
+            Current key starts with <Code>{settings.apiKey.prefix}</Code>, created{" "}
+            {fullTime(settings.apiKey.createdAt)}.
+          </>
+        ) : (
+          "No API key yet."
+        )}
+      </Text>
+      {newKey && (
+        <Alert color="green" title="Your new API key" role="status">
+          <Text size="sm" mb="xs">
+            Copy it now: it is shown only once.
+          </Text>
+          <Group gap="xs" wrap="nowrap" align="center">
+            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="new-api-key">
+              {newKey}
+            </Code>
+            <CopyButton value={newKey}>
+              {({ copied, copy }) => (
+                <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
+                  {copied ? "Copied" : "Copy key"}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
+        </Alert>
+      )}
+      {confirming ? (
+        <Alert
+          color="orange"
+          title="Generate a new API key?"
+          role="alertdialog"
+          aria-label="Confirm new API key"
+        >
+          <Text size="sm" mb="sm">
+            The previous key stops working at once: anything still using it will be refused until you give it
+            the new key.
+          </Text>
+          {generate.isError && (
+            <Text size="sm" c="red" mb="sm" role="alert">
+              {errorMessage(generate.error)}
+            </Text>
+          )}
+          <Group gap="xs">
+            <Button
+              color="orange"
+              loading={generate.isPending}
+              onClick={() => generate.mutate()}
+              data-autofocus
+            >
+              Generate
+            </Button>
+            <Button variant="default" onClick={() => setConfirming(false)}>
+              Cancel
+            </Button>
+          </Group>
+        </Alert>
+      ) : (
+        <Button w="fit-content" onClick={() => setConfirming(true)}>
+          Generate API key
+        </Button>
+      )}
+    </Section>
+  );
+}

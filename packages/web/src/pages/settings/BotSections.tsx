@@ -1,0 +1,112 @@
+import { Alert, Button, Group, PasswordInput, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useState } from "react";
+import { errorMessage } from "../../lib/api.ts";
+import type { Settings } from "../../lib/types.ts";
+import { Section } from "./Section.tsx";
+import { useSettingsUpdate } from "./useSettingsUpdate.ts";
+
+/** The account-wide bot switch. */
+export function BotSection({ settings }: { settings: Settings }) {
+  const update = useSettingsUpdate();
+  return (
+    <Section
+      title="AI bot"
+      description="When on, the bot answers incoming messages with your campaigns' knowledge. People can still pause it per conversation."
+    >
+      <Switch
+        label="Bot answers incoming messages"
+        checked={settings.botActive}
+        disabled={update.isPending}
+        onChange={(e) => update.mutate({ botActive: e.currentTarget.checked })}
+      />
+      {update.isError && (
+        <Text size="sm" c="red" role="alert">
+          {errorMessage(update.error)}
+        </Text>
+      )}
+    </Section>
+  );
+}
+
+/** Any OpenAI-compatible provider for the LLM engine; the key is write-only. */
+export function LlmSection({ settings }: { settings: Settings }) {
+  const [baseUrl, setBaseUrl] = useState(settings.llm.baseUrl ?? "");
+  const [model, setModel] = useState(settings.llm.model ?? "");
+  const [apiKey, setApiKey] = useState("");
+  const update = useSettingsUpdate();
+
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault();
+    update.mutate(
+      {
+        llm: {
+          baseUrl: baseUrl.trim() || null,
+          model: model.trim() || null,
+          ...(apiKey ? { apiKey } : {}),
+        },
+      },
+      {
+        onSuccess: () => {
+          setApiKey("");
+          notifications.show({ color: "green", message: "LLM settings updated" });
+        },
+      },
+    );
+  };
+
+  return (
+    <Section
+      title="LLM provider"
+      description="Used by campaigns whose engine is the LLM. Any OpenAI-compatible endpoint works."
+    >
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {update.isError && (
+            <Alert color="red" role="alert">
+              {errorMessage(update.error)}
+            </Alert>
+          )}
+          <TextInput
+            label="LLM base URL"
+            placeholder="https://api.openai.com/v1"
+            value={baseUrl}
+            onChange={(e) => setBaseUrl(e.currentTarget.value)}
+          />
+          <TextInput
+            label="LLM model"
+            placeholder="gpt-4o-mini"
+            value={model}
+            onChange={(e) => setModel(e.currentTarget.value)}
+          />
+          <PasswordInput
+            label="LLM API key"
+            description={
+              settings.llm.apiKeySet
+                ? "A key is stored. Type a new one to replace it; it is never shown again."
+                : "Stored write-only: it is never shown again."
+            }
+            autoComplete="off"
+            value={apiKey}
+            onChange={(e) => setApiKey(e.currentTarget.value)}
+          />
+          <Group gap="xs">
+            <Button type="submit" variant="light" loading={update.isPending}>
+              Update LLM settings
+            </Button>
+            {settings.llm.apiKeySet && (
+              <Button
+                variant="subtle"
+                color="red"
+                onClick={() => update.mutate({ llm: { apiKey: null } })}
+                disabled={update.isPending}
+              >
+                Remove stored key
+              </Button>
+            )}
+          </Group>
+        </Stack>
+      </form>
+    </Section>
+  );
+}

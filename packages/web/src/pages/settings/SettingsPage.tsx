@@ -1,0 +1,53 @@
+import { Stack, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { api } from "../../lib/api.ts";
+import { canManage } from "../../lib/session.ts";
+import type { Session, Settings } from "../../lib/types.ts";
+import { ApiKeySection } from "./ApiKeySection.tsx";
+import { BotSection, LlmSection } from "./BotSections.tsx";
+import { TeamSection } from "./TeamSection.tsx";
+import { EventsWebhookSection, SigningSecretSection, WebhookSection } from "./WebhookSections.tsx";
+
+export const SETTINGS_KEY = ["settings"] as const;
+
+export function SettingsPage({ session }: { session: Session }) {
+  const allowed = canManage(session);
+  const settings = useQuery({
+    queryKey: SETTINGS_KEY,
+    queryFn: () => api<Settings>("GET", "/settings"),
+    enabled: allowed,
+  });
+  if (!allowed) {
+    return (
+      <>
+        <Title order={1} size="h2" mb="md">
+          Settings
+        </Title>
+        <EmptyState title="Only owners and admins can open the settings">
+          Ask an owner or an admin of {session.account.name} if something here needs changing.
+        </EmptyState>
+      </>
+    );
+  }
+  return (
+    <Stack maw={760} gap="lg">
+      <Title order={1} size="h2">
+        Settings
+      </Title>
+      {settings.isPending && <LoadingState />}
+      {settings.isError && <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />}
+      {settings.data && (
+        <>
+          <ApiKeySection settings={settings.data} />
+          <WebhookSection settings={settings.data} />
+          <SigningSecretSection />
+          <EventsWebhookSection settings={settings.data} />
+          <BotSection settings={settings.data} />
+          <LlmSection settings={settings.data} />
+          <TeamSection session={session} />
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,206 @@
+import {
+  ActionIcon,
+  Alert,
+  Badge,
+  Button,
+  Code,
+  CopyButton,
+  Group,
+  Select,
+  Table,
+  Text,
+  TextInput,
+} from "@mantine/core";
+import { notifications } from "@mantine/notifications";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime } from "../../lib/format.ts";
+import type { Role, Session, Team } from "../../lib/types.ts";
+import { Section } from "./Section.tsx";
+
+const TEAM_KEY = ["team"] as const;
+
+/** Members, pending invites, and a new invite link (shown once, valid 7 days). */
+export function TeamSection({ session }: { session: Session }) {
+  const client = useQueryClient();
+  const team = useQuery({ queryKey: TEAM_KEY, queryFn: () => api<Team>("GET", "/team") });
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<Role>("agent");
+  const [link, setLink] = useState<string | null>(null);
+  const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
+
+  const invite = useMutation({
+    mutationFn: () => api<{ url: string }>("POST", "/team/invites", { email: email.trim(), role }),
+    onSuccess: (res) => {
+      setLink(res.url);
+      setEmail("");
+      void client.invalidateQueries({ queryKey: TEAM_KEY });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api("DELETE", `/team/invites/${id}`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: TEAM_KEY }),
+    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api("DELETE", `/team/members/${id}`),
+    onSuccess: () => {
+      setConfirmRemove(null);
+      void client.invalidateQueries({ queryKey: TEAM_KEY });
+    },
+    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+  });
+
+  return (
+    <Section
+      title="Team"
+      description="Owners and admins manage settings and the team; agents work in the inbox."
+    >
+      {team.isPending && <LoadingState label="Loading the team" />}
+      {team.isError && <ErrorState error={team.error} onRetry={() => void team.refetch()} />}
+      {team.data && (
+        <Table.ScrollContainer minWidth={480}>
+          <Table verticalSpacing="xs" aria-label="Team members">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Role</Table.Th>
+                <Table.Th>
+                  <span className="mantine-visually-hidden">Actions</span>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {team.data.members.map((m) => (
+                <Table.Tr key={m.id}>
+                  <Table.Td>{m.name ?? "—"}</Table.Td>
+                  <Table.Td>{m.email}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" color={m.role === "owner" ? "blue" : "gray"}>
+                      {m.role}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {m.role !== "owner" &&
+                      m.id !== session.user.id &&
+                      (confirmRemove === m.id ? (
+                        <Group gap={4} wrap="nowrap">
+                          <Button
+                            size="compact-xs"
+                            color="red"
+                            loading={remove.isPending}
+                            onClick={() => remove.mutate(m.id)}
+                          >
+                            Remove {m.email}
+                          </Button>
+                          <Button size="compact-xs" variant="default" onClick={() => setConfirmRemove(null)}>
+                            Keep
+                          </Button>
+                        </Group>
+                      ) : (
+                        <Button
+                          size="compact-xs"
+                          variant="subtle"
+                          color="red"
+                          onClick={() => setConfirmRemove(m.id)}
+                        >
+                          Remove…
+                        </Button>
+                      ))}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+              {team.data.invites.map((i) => (
+                <Table.Tr key={i.id}>
+                  <Table.Td>
+                    <Text size="sm" c="dimmed">
+                      Invited
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>{i.email}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="outline" color="gray">
+                      {i.role}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Text size="xs" c="dimmed">
+                        until {fullTime(i.expiresAt)}
+                      </Text>
+                      <ActionIcon
+                        size="sm"
+                        variant="subtle"
+                        color="red"
+                        aria-label={`Revoke the invite for ${i.email}`}
+                        onClick={() => revoke.mutate(i.id)}
+                      >
+                        ×
+                      </ActionIcon>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          setLink(null);
+          invite.mutate();
+        }}
+        noValidate
+      >
+        <Group align="flex-start" gap="xs" wrap="wrap">
+          <TextInput
+            label="Invite by email"
+            type="email"
+            placeholder="teammate@example.com"
+            style={{ flex: 1, minWidth: 220 }}
+            value={email}
+            onChange={(e) => setEmail(e.currentTarget.value)}
+            error={invite.isError ? errorMessage(invite.error) : undefined}
+          />
+          <Select
+            label="Role"
+            data={[
+              { value: "agent", label: "Agent" },
+              { value: "admin", label: "Admin" },
+            ]}
+            value={role}
+            onChange={(v) => setRole((v as Role | null) ?? "agent")}
+            allowDeselect={false}
+            w={130}
+          />
+          <Button type="submit" mt={25} loading={invite.isPending}>
+            Create invite link
+          </Button>
+        </Group>
+      </form>
+      {link && (
+        <Alert color="green" title="Invite link" role="status">
+          <Text size="sm" mb="xs">
+            Send this link to your teammate. It is shown only once and works for 7 days.
+          </Text>
+          <Group gap="xs" wrap="nowrap">
+            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="invite-link">
+              {link}
+            </Code>
+            <CopyButton value={link}>
+              {({ copied, copy }) => (
+                <Button size="xs" variant="light" onClick={copy}>
+                  {copied ? "Copied" : "Copy link"}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
+        </Alert>
+      )}
+    </Section>
+  );
+}
