@@ -60,8 +60,8 @@ export function App() {
   const me = session.data;
   return (
     <Routes>
-      <Route path="/onboarding" element={me ? <Navigate to="/inbox" replace /> : <OnboardingPage />} />
-      <Route path="/signin" element={me ? <Navigate to="/inbox" replace /> : <SignInPage />} />
+      <Route path="/onboarding" element={<OnboardingPage />} />
+      <Route path="/signin" element={<SignInPage />} />
       <Route path="/invite/:token" element={<InvitePage />} />
       {me ? (
         <Route element={<AppLayout session={me} />}>

@@ -64,7 +64,7 @@ export function AppLayout({ session }: { session: Session }) {
           </Group>
           <Menu position="bottom-end" withinPortal>
             <Menu.Target>
-              <UnstyledButton aria-label="Your account menu">
+              <UnstyledButton>
                 <Stack gap={0} align="flex-end">
                   <Text size="sm" fw={500} truncate maw={220}>
                     {session.user.name ?? session.user.email}
@@ -92,6 +92,7 @@ export function AppLayout({ session }: { session: Session }) {
               component={Link}
               to={link.to}
               label={link.label}
+              variant="filled"
               active={location.pathname === link.to || location.pathname.startsWith(`${link.to}/`)}
               onClick={close}
             />

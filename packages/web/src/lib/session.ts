@@ -1,4 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
 import { ApiError, api, setCsrfToken } from "./api.ts";
 import type { Session } from "./types.ts";
 
@@ -34,4 +35,15 @@ export function useSetSession() {
 
 export function canManage(session: Session): boolean {
   return session.user.role === "owner" || session.user.role === "admin";
+}
+
+/**
+ * For the signed-out pages: whether someone was already signed in when the page opened (then the page
+ * sends them on). A session that starts on the page itself does not count: the page navigates on
+ * its own, to where it means to go.
+ */
+export function useSignedInOnArrival(): boolean {
+  const session = useSession();
+  const [onArrival] = useState(() => session.data != null);
+  return onArrival;
 }

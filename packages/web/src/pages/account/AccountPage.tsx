@@ -1,7 +1,8 @@
-import { Alert, Button, Paper, PasswordInput, Stack, Text, Title } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Alert, Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
+import { PasswordField } from "../../components/PasswordField.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
 import type { Session } from "../../lib/types.ts";
 
 /** Every role: who you are, and a password change (it signs out your other sessions). */
@@ -25,10 +26,7 @@ export function AccountPage({ session }: { session: Session }) {
       await api("POST", "/password", { currentPassword, newPassword });
       setCurrent("");
       setNew("");
-      notifications.show({
-        color: "green",
-        message: "Password changed. Your other sessions were signed out.",
-      });
+      notify("Password changed. Your other sessions were signed out.");
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -57,13 +55,13 @@ export function AccountPage({ session }: { session: Session }) {
                 {error}
               </Alert>
             )}
-            <PasswordInput
+            <PasswordField
               label="Current password"
               autoComplete="current-password"
               value={currentPassword}
               onChange={(e) => setCurrent(e.currentTarget.value)}
             />
-            <PasswordInput
+            <PasswordField
               label="New password"
               description="At least 8 characters"
               autoComplete="new-password"

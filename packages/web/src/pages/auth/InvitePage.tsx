@@ -1,7 +1,8 @@
-import { Alert, Button, PasswordInput, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { useSetSession } from "../../lib/session.ts";
@@ -84,7 +85,7 @@ export function InvitePage() {
             value={name}
             onChange={(e) => setName(e.currentTarget.value)}
           />
-          <PasswordInput
+          <PasswordField
             label="Password"
             description="At least 8 characters"
             autoComplete="new-password"

@@ -1,10 +1,11 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, api, errorMessage } from "../../lib/api.ts";
-import { useSetSession } from "../../lib/session.ts";
+import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
 import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
 
@@ -36,7 +37,9 @@ export function OnboardingPage() {
   const [busy, setBusy] = useState(false);
   const setSession = useSetSession();
   const navigate = useNavigate();
+  const signedIn = useSignedInOnArrival();
 
+  if (signedIn) return <Navigate to="/inbox" replace />;
   if (status.isPending) return <LoadingState />;
   if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
 
@@ -107,7 +110,7 @@ export function OnboardingPage() {
             onChange={set("email")}
             error={fieldErrors.email}
           />
-          <PasswordInput
+          <PasswordField
             label="Password"
             description="At least 8 characters"
             autoComplete="new-password"

@@ -1,8 +1,9 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { useNavigate, useSearchParams } from "react-router";
+import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { PasswordField } from "../../components/PasswordField.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
-import { useSetSession } from "../../lib/session.ts";
+import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
 import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
 
@@ -14,6 +15,8 @@ export function SignInPage() {
   const setSession = useSetSession();
   const navigate = useNavigate();
   const [params] = useSearchParams();
+  const signedIn = useSignedInOnArrival();
+  if (signedIn) return <Navigate to="/inbox" replace />;
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -49,7 +52,7 @@ export function SignInPage() {
             value={email}
             onChange={(e) => setEmail(e.currentTarget.value)}
           />
-          <PasswordInput
+          <PasswordField
             label="Password"
             autoComplete="current-password"
             required

@@ -122,7 +122,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           onChange={(e) => filters.set("humanAlert", e.currentTarget.checked ? "true" : "")}
         />
       </Stack>
-      <ScrollArea.Autosize mah="calc(100vh - 360px)" mt="sm" type="auto">
+      <ScrollArea.Autosize mah="calc(100vh - 360px)" mt="sm" type="auto" scrollbars="y">
         {list.isPending && <LoadingState label="Loading conversations" />}
         {list.isError && <ErrorState error={list.error} onRetry={() => void list.refetch()} />}
         {list.data && conversations.length === 0 && (

@@ -11,11 +11,11 @@ import {
   Textarea,
   Title,
 } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
 import {
   type ConversationDetail,
   contactLabel,
@@ -24,6 +24,14 @@ import {
   type Team,
 } from "../../lib/types.ts";
 import { MessageItem } from "./MessageItem.tsx";
+
+// The reasons the bot hands a conversation to a person (bot/reply-job.ts AlertReason), in words.
+const ALERT_REASONS: Record<string, string> = {
+  no_answer: "The bot had no answer in its knowledge and sent the fallback message.",
+  llm_error: "The LLM provider failed, so the bot sent the fallback message.",
+  llm_not_configured: "The campaign uses the LLM engine but no LLM provider is set up in Settings.",
+  out_of_credits: "The account is out of credits, so the bot did not answer.",
+};
 
 type ConversationPatch = Partial<{
   status: "open" | "resolved";
@@ -51,7 +59,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
   const patch = useMutation({
     mutationFn: (body: ConversationPatch) => api("PATCH", `/conversations/${conversationId}`, body),
     onSuccess: refresh,
-    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+    onError: (err) => notify(errorMessage(err), "error"),
   });
 
   if (detail.isPending) return <LoadingState label="Loading the conversation" />;
@@ -90,7 +98,11 @@ export function ConversationView({ conversationId, session }: { conversationId: 
         {c.humanAlert && (
           <Alert color="red" title="Needs a human" role="status">
             <Group justify="space-between" wrap="wrap" gap="xs">
-              <Text size="sm">{c.humanAlertReason ?? "The bot asked for a person to take over."}</Text>
+              <Text size="sm">
+                {(c.humanAlertReason && ALERT_REASONS[c.humanAlertReason]) ??
+                  c.humanAlertReason ??
+                  "The bot asked for a person to take over."}
+              </Text>
               <Button
                 size="xs"
                 variant="light"

@@ -12,11 +12,11 @@ import {
   Table,
   Text,
 } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, errorMessage } from "../../lib/api.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
 import type { Message } from "../../lib/types.ts";
 
 function senderLabel(m: Message, contactName: string): string {
@@ -69,7 +69,7 @@ export function MessageItem({
   const resend = useMutation({
     mutationFn: () => api("POST", `/messages/${m.id}/resend`),
     onSuccess: onResent,
-    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+    onError: (err) => notify(errorMessage(err), "error"),
   });
   return (
     <Box style={{ display: "flex", justifyContent: outbound ? "flex-end" : "flex-start" }}>

@@ -56,7 +56,7 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
       )}
       {confirming ? (
         <Alert
-          color="orange"
+          color="red"
           title="Generate a new API key?"
           role="alertdialog"
           aria-label="Confirm new API key"
@@ -71,12 +71,7 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
             </Text>
           )}
           <Group gap="xs">
-            <Button
-              color="orange"
-              loading={generate.isPending}
-              onClick={() => generate.mutate()}
-              data-autofocus
-            >
+            <Button color="red" loading={generate.isPending} onClick={() => generate.mutate()} data-autofocus>
               Generate
             </Button>
             <Button variant="default" onClick={() => setConfirming(false)}>

@@ -1,7 +1,8 @@
-import { Alert, Button, Group, PasswordInput, Stack, Switch, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
+import { Alert, Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { PasswordField } from "../../components/PasswordField.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
 import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 import { useSettingsUpdate } from "./useSettingsUpdate.ts";
@@ -49,7 +50,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
       {
         onSuccess: () => {
           setApiKey("");
-          notifications.show({ color: "green", message: "LLM settings updated" });
+          notify("LLM settings updated");
         },
       },
     );
@@ -79,7 +80,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
             value={model}
             onChange={(e) => setModel(e.currentTarget.value)}
           />
-          <PasswordInput
+          <PasswordField
             label="LLM API key"
             description={
               settings.llm.apiKeySet

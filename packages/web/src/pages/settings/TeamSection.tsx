@@ -10,13 +10,14 @@ import {
   Table,
   Text,
   TextInput,
+  VisuallyHidden,
 } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
 import type { Role, Session, Team } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
@@ -42,7 +43,7 @@ export function TeamSection({ session }: { session: Session }) {
   const revoke = useMutation({
     mutationFn: (id: string) => api("DELETE", `/team/invites/${id}`),
     onSuccess: () => void client.invalidateQueries({ queryKey: TEAM_KEY }),
-    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+    onError: (err) => notify(errorMessage(err), "error"),
   });
   const remove = useMutation({
     mutationFn: (id: string) => api("DELETE", `/team/members/${id}`),
@@ -50,7 +51,7 @@ export function TeamSection({ session }: { session: Session }) {
       setConfirmRemove(null);
       void client.invalidateQueries({ queryKey: TEAM_KEY });
     },
-    onError: (err) => notifications.show({ color: "red", message: errorMessage(err) }),
+    onError: (err) => notify(errorMessage(err), "error"),
   });
 
   return (
@@ -69,7 +70,7 @@ export function TeamSection({ session }: { session: Session }) {
                 <Table.Th>Email</Table.Th>
                 <Table.Th>Role</Table.Th>
                 <Table.Th>
-                  <span className="mantine-visually-hidden">Actions</span>
+                  <VisuallyHidden>Actions</VisuallyHidden>
                 </Table.Th>
               </Table.Tr>
             </Table.Thead>

@@ -1,8 +1,8 @@
 import { Alert, Button, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
-import { notifications } from "@mantine/notifications";
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
 import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 import { useSettingsUpdate } from "./useSettingsUpdate.ts";
@@ -23,10 +23,7 @@ export function WebhookSection({ settings }: { settings: Settings }) {
 
   const save = (event: React.FormEvent) => {
     event.preventDefault();
-    update.mutate(
-      { webhookUrl: url.trim() || null },
-      { onSuccess: () => notifications.show({ color: "green", message: "Webhook URL saved" }) },
-    );
+    update.mutate({ webhookUrl: url.trim() || null }, { onSuccess: () => notify("Webhook URL saved") });
   };
 
   return (
@@ -110,7 +107,7 @@ export function SigningSecretSection() {
     onSuccess: (r) => {
       setSecret(r.webhookSecret);
       setConfirmRotate(false);
-      notifications.show({ color: "green", message: "Signing secret rotated" });
+      notify("Signing secret rotated");
     },
   });
   const failed = reveal.error ?? rotate.error;
@@ -147,7 +144,7 @@ export function SigningSecretSection() {
       )}
       {confirmRotate ? (
         <Alert
-          color="orange"
+          color="red"
           title="Rotate the signing secret?"
           role="alertdialog"
           aria-label="Confirm rotation"
@@ -156,7 +153,7 @@ export function SigningSecretSection() {
             Webhooks are signed with the new secret at once; update your receiver right after.
           </Text>
           <Group gap="xs">
-            <Button color="orange" loading={rotate.isPending} onClick={() => rotate.mutate()}>
+            <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate()}>
               Rotate
             </Button>
             <Button variant="default" onClick={() => setConfirmRotate(false)}>
@@ -196,7 +193,7 @@ export function EventsWebhookSection({ settings }: { settings: Settings }) {
           update.mutate(
             { eventsWebhookUrl: url.trim() || null },
             {
-              onSuccess: () => notifications.show({ color: "green", message: "Account events URL updated" }),
+              onSuccess: () => notify("Account events URL updated"),
             },
           );
         }}

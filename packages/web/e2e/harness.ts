@@ -1,0 +1,156 @@
+// The end-to-end harness: a real `parley serve` (SQLite, its own data directory), a real webhook
+// receiver on loopback, Debian's Chromium through Playwright, and an axe-core check per page.
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import AxeBuilder from "@axe-core/playwright";
+import { type Browser, chromium, type Page, request } from "playwright-core";
+import { expect } from "vitest";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const PARLEY_BIN = path.resolve(HERE, "../../server/bin/parley.js");
+const SCREENSHOTS = path.resolve(HERE, "../../../docs/screenshots");
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export interface Parley {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** `parley serve` on a fresh SQLite data directory, on a free loopback port, over HTTPS. */
+export async function startParley(extraEnv: Record<string, string> = {}): Promise<Parley> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-e2e-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    // The receiver listens on loopback, which the outbound guard refuses unless allowed.
+    OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8",
+    ...extraEnv,
+  };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  const child: ChildProcess = spawn(process.execPath, [PARLEY_BIN, "serve"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (c) => (stderr += c));
+  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+    let stdout = "";
+    child.stdout?.on("data", (c) => {
+      stdout += c;
+      const nl = stdout.indexOf("\n");
+      if (nl >= 0) resolve(JSON.parse(stdout.slice(0, nl)) as Record<string, unknown>);
+    });
+    child.on("exit", (code) => reject(new Error(`parley serve exited early (${code}): ${stderr}`)));
+  });
+  const url = String(line.url).replace(/\/$/, "");
+  return {
+    url,
+    dataDir,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.on("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+/** A webhook receiver that records every POST and answers 200, or 500 while `failing` is set. */
+export async function startReceiver() {
+  const received: Received[] = [];
+  const state = { failing: false };
+  const server = http.createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c) => (raw += c));
+    req.on("end", () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(raw) as Record<string, unknown>;
+      } catch {}
+      received.push({ headers: req.headers, body });
+      if (state.failing) res.writeHead(500, { "content-type": "text/plain" }).end("receiver is down");
+      else res.writeHead(200, { "content-type": "text/plain" }).end("thanks from the receiver");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/parley`,
+    received,
+    state,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
+}
+
+export async function newPage(browser: Browser): Promise<Page> {
+  const context = await browser.newContext({
+    ignoreHTTPSErrors: true,
+    viewport: { width: 1280, height: 860 },
+    locale: "en-GB",
+    timezoneId: "UTC",
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  return page;
+}
+
+/** The public API, as a business's system calls it (never from the browser). */
+export async function apiClient(baseURL: string) {
+  return request.newContext({ baseURL, ignoreHTTPSErrors: true });
+}
+
+/** axe-core on the page as it is now: no serious or critical violation. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const bad = result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n) => `${n.html.slice(0, 300)}: ${n.failureSummary ?? ""}`),
+    }));
+  expect(bad, `${what}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
+}
+
+/** With PARLEY_SCREENSHOTS=1 the suite refreshes docs/screenshots/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.PARLEY_SCREENSHOTS !== "1") return;
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Polls until `check` holds (for effects outside the page, such as what a receiver got). */
+export async function eventually<T>(check: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error("not reached in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
