@@ -465,7 +465,48 @@ async function lookups(): Promise<LookupResult> {
   };
 }
 
-type SectionTimes = { ingestion: string | null; drain: string | null; lookup: string | null };
+interface InboxResult {
+  database: "sqlite" | "postgres";
+  conversations: number;
+  messages: number;
+  timings: Array<{ query: string; medianMs: number; maxMs: number }>;
+}
+
+const INBOX_CONVERSATIONS = Number(process.env.BENCH_INBOX ?? 100_000);
+
+/** The web app's inbox at size: bench/inbox-probe.ts in a child process, its last line parsed. */
+async function inbox(database: "sqlite" | "postgres"): Promise<InboxResult> {
+  log(`inbox: ${INBOX_CONVERSATIONS} conversations on ${database}`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (database === "postgres") env.DATABASE_URL = await freshPgDatabase("parley_bench_inbox");
+  else delete env.DATABASE_URL;
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, "bench/inbox-probe.ts"), String(INBOX_CONVERSATIONS)],
+      {
+        env,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`inbox probe exited ${code}`)),
+    );
+  });
+  const lines = out.trim().split("\n");
+  for (const line of lines.slice(0, -1)) log(`  ${line}`);
+  return { database, ...(JSON.parse(lines.at(-1) ?? "{}") as Omit<InboxResult, "database">) };
+}
+
+type SectionTimes = {
+  ingestion: string | null;
+  drain: string | null;
+  lookup: string | null;
+  inbox?: string | null;
+};
 
 function markdown(r: {
   machine: string;
@@ -474,12 +515,13 @@ function markdown(r: {
   ingestion: IngestionResult[];
   drain: DrainResult[];
   lookup: LookupResult | null;
+  inbox?: InboxResult[];
 }): string {
   const t = r.sectionsRanAt;
   const when =
-    t.ingestion === t.drain && t.drain === t.lookup
+    t.ingestion === t.drain && t.drain === t.lookup && t.lookup === t.inbox
       ? `Ran ${r.ranAt}`
-      : `Ingestion ran ${t.ingestion ?? "never"}, drain ${t.drain ?? "never"}, look-ups ${t.lookup ?? "never"}`;
+      : `Ingestion ran ${t.ingestion ?? "never"}, drain ${t.drain ?? "never"}, look-ups ${t.lookup ?? "never"}, inbox ${t.inbox ?? "never"}`;
   const lines = [
     `${when} on ${r.machine}; ${CONNECTIONS} connections, ${SECONDS} s per run, runs alternated Parley/baseline twice.`,
     "",
@@ -516,12 +558,24 @@ function markdown(r: {
       `| p50 ratio large/small | | | **${r.lookup.phoneRatio}×** | | **${r.lookup.historyRatio}×** | |`,
     );
   }
+  if (r.inbox?.length) {
+    lines.push(
+      "",
+      `| web app inbox (server time, median of 9; target: first page < 100 ms) | conversations | ${r.inbox[0]!.timings.map((t) => t.query.replace(/\|/g, "\\|")).join(" | ")} |`,
+      `|---|---|${r.inbox[0]!.timings.map(() => "---").join("|")}|`,
+    );
+    for (const i of r.inbox) {
+      lines.push(
+        `| ${i.database} | ${i.conversations} | ${i.timings.map((t, k) => (k === 0 ? `**${t.medianMs} ms**` : `${t.medianMs} ms`)).join(" | ")} |`,
+      );
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
-const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup").split(",");
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox").split(",");
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
@@ -530,10 +584,11 @@ const results = {
   machine,
   ranAt,
   // A partial run keeps the other sections of the previous one: each section says when it ran.
-  sectionsRanAt: { ingestion: ranAt, drain: ranAt, lookup: ranAt } as SectionTimes,
+  sectionsRanAt: { ingestion: ranAt, drain: ranAt, lookup: ranAt, inbox: ranAt } as SectionTimes,
   ingestion: [] as IngestionResult[],
   drain: [] as DrainResult[],
   lookup: null as LookupResult | null,
+  inbox: [] as InboxResult[],
 };
 /**
  * A PostgreSQL cluster of the bench's own (as .ci/run starts one): initdb into a temporary folder, on a
@@ -613,8 +668,9 @@ if (only.includes("ingestion")) {
 }
 if (only.includes("drain")) for (const d of databases) results.drain.push(await deliveryDrain(d));
 if (only.includes("lookup")) results.lookup = await lookups();
+if (only.includes("inbox")) for (const d of databases) results.inbox.push(await inbox(d));
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
-for (const section of ["ingestion", "drain", "lookup"] as const) {
+for (const section of ["ingestion", "drain", "lookup", "inbox"] as const) {
   if (only.includes(section)) continue;
   results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
 }
@@ -622,6 +678,7 @@ if (previous) {
   if (!only.includes("ingestion")) results.ingestion = previous.ingestion ?? [];
   if (!only.includes("drain")) results.drain = previous.drain ?? [];
   if (!only.includes("lookup")) results.lookup = previous.lookup ?? null;
+  if (!only.includes("inbox")) results.inbox = previous.inbox ?? [];
 }
 const md = markdown(results);
 process.stdout.write(md);
