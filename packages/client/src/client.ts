@@ -124,7 +124,17 @@ export class Parley {
       this.#call("createContact", { body, options: o }),
     /** GET /v1/contacts?phoneNumber= or ?email=. */
     lookup: (by: { phoneNumber: string } | { email: string }, o?: RequestOptions) =>
-      this.#call("lookupContact", { query: by as QueryParams<"lookupContact">, options: o }),
+      this.#call("lookupContact", { query: by as QueryParams<"lookupContact">, options: o }) as Promise<
+        Extract<ResponseBody<"lookupContact">, { contactId: string }>
+      >,
+    /** GET /v1/contacts without phoneNumber or email: a page of contacts, newest first (q, label, cursor). */
+    list: (query?: { q?: string; label?: string; limit?: number; cursor?: string }, o?: RequestOptions) =>
+      this.#call("lookupContact", { query: query as QueryParams<"lookupContact">, options: o }) as Promise<
+        Extract<ResponseBody<"lookupContact">, { data: unknown[] }>
+      >,
+    /** DELETE /v1/contacts/{id}: erases the contact with its conversation, messages and attachments. */
+    delete: (contactId: string, o?: RequestOptions) =>
+      this.#call("deleteContact", { params: { contactId }, options: o }),
     get: (contactId: string, o?: RequestOptions) =>
       this.#call("getContact", { params: { contactId }, options: o }),
     update: (contactId: string, body: RequestBody<"updateContact">, o?: RequestOptions) =>
@@ -141,6 +151,10 @@ export class Parley {
     list: (query?: QueryParams<"listLists">, o?: RequestOptions) =>
       this.#call("listLists", { query, options: o }),
     get: (listId: string, o?: RequestOptions) => this.#call("getList", { params: { listId }, options: o }),
+    rename: (listId: string, name: string, o?: RequestOptions) =>
+      this.#call("renameList", { params: { listId }, body: { name }, options: o }),
+    delete: (listId: string, o?: RequestOptions) =>
+      this.#call("deleteList", { params: { listId }, options: o }),
     addContact: (listId: string, contactId: string, o?: RequestOptions) =>
       this.#call("addContactToList", { params: { listId }, body: { contactId }, options: o }),
     contacts: (listId: string, query?: QueryParams<"listListContacts">, o?: RequestOptions) =>

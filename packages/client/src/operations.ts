@@ -23,10 +23,13 @@ export const OPERATIONS = {
   getContact: { method: "get", path: "/v1/contacts/{contactId}", idempotent: true },
   updateContact: { method: "patch", path: "/v1/contacts/{contactId}", idempotent: false },
   replaceContact: { method: "put", path: "/v1/contacts/{contactId}", idempotent: false },
+  deleteContact: { method: "delete", path: "/v1/contacts/{contactId}", idempotent: true },
   listContactMessages: { method: "get", path: "/v1/contacts/{contactId}/messages", idempotent: true },
   createList: { method: "post", path: "/v1/lists", idempotent: false },
   listLists: { method: "get", path: "/v1/lists", idempotent: true },
   getList: { method: "get", path: "/v1/lists/{listId}", idempotent: true },
+  renameList: { method: "patch", path: "/v1/lists/{listId}", idempotent: true },
+  deleteList: { method: "delete", path: "/v1/lists/{listId}", idempotent: true },
   addContactToList: { method: "post", path: "/v1/lists/{listId}/contacts", idempotent: false },
   listListContacts: { method: "get", path: "/v1/lists/{listId}/contacts", idempotent: true },
   removeContactFromList: {

@@ -121,6 +121,17 @@ describe("Parley client against a real server", () => {
     expect((await parley.lists.contacts(list.id)).data).toEqual([]);
     const err = await parley.lists.addContact("list_missing", c.id).catch((e) => e);
     expect(err).toMatchObject({ status: 404, code: "LIST_NOT_FOUND" });
+    expect((await parley.lists.rename(list.id, "Renamed")).name).toBe("Renamed");
+    expect(await parley.lists.delete(list.id)).toEqual({ success: true, listId: list.id });
+    expect(await parley.lists.get(list.id).catch((e) => e)).toMatchObject({ status: 404 });
+  });
+
+  it("lists, labels and deletes contacts", async () => {
+    const c = await parley.contacts.create({ email: "labelled@example.com", labels: ["sdk"] });
+    const page = await parley.contacts.list({ label: "sdk" });
+    expect(page.data.map((x) => x.id)).toEqual([c.id]);
+    expect(await parley.contacts.delete(c.id)).toMatchObject({ success: true, contactId: c.id });
+    expect((await parley.contacts.list({ label: "sdk" })).data).toEqual([]);
   });
 
   it("messages: incoming (a repeat answers the original id), get, media, send, resend; conversations", async () => {

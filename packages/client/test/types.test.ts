@@ -8,7 +8,10 @@ describe("types from the OpenAPI document", () => {
     expectTypeOf<ResponseBody<"createContact">>().not.toBeNever();
     expectTypeOf<ResponseBody<"createContact">>().not.toBeAny();
     expectTypeOf<ResponseBody<"createContact">>().toHaveProperty("id").toEqualTypeOf<string>();
-    expectTypeOf<ResponseBody<"lookupContact">>().toHaveProperty("contactId").toEqualTypeOf<string>();
+    expectTypeOf<Awaited<ReturnType<Parley["contacts"]["lookup"]>>>()
+      .toHaveProperty("contactId")
+      .toEqualTypeOf<string>();
+    expectTypeOf<Awaited<ReturnType<Parley["contacts"]["list"]>>>().toHaveProperty("nextCursor");
     expectTypeOf<ResponseBody<"grantSubaccountCredits">>()
       .toHaveProperty("new_balance")
       .toEqualTypeOf<number>();

@@ -37,6 +37,7 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/contacts/${w.b.contactId}`,
     body: () => ({ firstName: "Mallory" }),
   },
+  "DELETE /v1/contacts/:contactId": { auth: "key", foreign: (w) => `/v1/contacts/${w.b.contactId}` },
   "GET /v1/contacts/:contactId/messages": {
     auth: "key",
     foreign: (w) => `/v1/contacts/${w.b.contactId}/messages`,
@@ -44,6 +45,12 @@ const TABLE: Record<string, Row> = {
   "POST /v1/lists": key,
   "GET /v1/lists": { auth: "key", list: () => "/v1/lists" },
   "GET /v1/lists/:listId": { auth: "key", foreign: (w) => `/v1/lists/${w.b.listId}` },
+  "PATCH /v1/lists/:listId": {
+    auth: "key",
+    foreign: (w) => `/v1/lists/${w.b.listId}`,
+    body: () => ({ name: "taken over" }),
+  },
+  "DELETE /v1/lists/:listId": { auth: "key", foreign: (w) => `/v1/lists/${w.b.listId}` },
   "POST /v1/lists/:listId/contacts": {
     auth: "key",
     foreign: (w) => `/v1/lists/${w.b.listId}/contacts`,

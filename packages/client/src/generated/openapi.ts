@@ -27,8 +27,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Look up a contact by phone number or e-mail
-     * @description One of phoneNumber or email (phoneNumber wins when both are given). The phone is normalised (`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; several contacts with one e-mail: the earliest created. Errors: VALIDATION_ERROR (neither given), INVALID_PHONE, INVALID_EMAIL (400), CONTACT_NOT_FOUND (404).
+     * Look up a contact by phone number or e-mail, or list and search contacts
+     * @description With phoneNumber or email: that contact (phoneNumber wins when both are given). The phone is normalised (`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; several contacts with one e-mail: the earliest created. Without either (extension): a page of contacts, newest first, optionally filtered by `q` (a substring of the name, phone, e-mail or fromId) and `label`. Errors: INVALID_PHONE, INVALID_EMAIL, INVALID_CURSOR (400), CONTACT_NOT_FOUND (404).
      */
     get: operations["lookupContact"];
     put?: never;
@@ -61,7 +61,11 @@ export interface paths {
      */
     put: operations["replaceContact"];
     post?: never;
-    delete?: never;
+    /**
+     * Delete a contact and everything about it (extension)
+     * @description Right to erasure: the contact goes with its conversation, messages, delivery attempts, list memberships and stored attachments, at once and for good. Credit ledger entries stay (they hold no personal data). Errors: CONTACT_NOT_FOUND (404), also for another account's contact.
+     */
+    delete: operations["deleteContact"];
     options?: never;
     head?: never;
     /**
@@ -169,10 +173,18 @@ export interface paths {
     get: operations["getList"];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete a contact list (extension)
+     * @description The list and its memberships go; the contacts stay. Errors: LIST_NOT_FOUND (404).
+     */
+    delete: operations["deleteList"];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Rename a contact list (extension)
+     * @description Errors: VALIDATION_ERROR (400), LIST_NOT_FOUND (404).
+     */
+    patch: operations["renameList"];
     trace?: never;
   };
   "/v1/lists/{listId}/contacts": {
@@ -675,6 +687,14 @@ export interface operations {
         phoneNumber?: string;
         /** @description Case-insensitive */
         email?: string;
+        /** @description Listing: a substring of the name, phone, e-mail or fromId */
+        q?: string;
+        /** @description Listing: contacts with this label */
+        label?: string;
+        /** @description Listing: page size (default 50) */
+        limit?: number;
+        /** @description Listing: nextCursor of the previous page */
+        cursor?: string;
       };
       header?: never;
       path?: never;
@@ -688,28 +708,53 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          "application/json": {
-            /** @enum {boolean} */
-            success: true;
-            contactId: string;
-            /** @description A contact */
-            contact: {
-              /** @description Contact id (ct_…), sortable by creation time */
-              id: string;
-              firstName: string | null;
-              lastName: string | null;
-              /** @description E.164, e.g. +14155550100 */
-              phone: string | null;
-              /** @description Lower-cased */
-              email: string | null;
-              /** @description ISO 8601 UTC */
-              createdAt: string;
-              /** @description ISO 8601 UTC */
-              updatedAt: string;
-              /** @description Per-contact AI bot switch */
-              botActive: boolean;
-            };
-          };
+          "application/json":
+            | {
+                /** @enum {boolean} */
+                success: true;
+                contactId: string;
+                /** @description A contact */
+                contact: {
+                  /** @description Contact id (ct_…), sortable by creation time */
+                  id: string;
+                  firstName: string | null;
+                  lastName: string | null;
+                  /** @description E.164, e.g. +14155550100 */
+                  phone: string | null;
+                  /** @description Lower-cased */
+                  email: string | null;
+                  /** @description ISO 8601 UTC */
+                  createdAt: string;
+                  /** @description ISO 8601 UTC */
+                  updatedAt: string;
+                  /** @description Per-contact AI bot switch */
+                  botActive: boolean;
+                  /** @description Free-form tags (extension) */
+                  labels: string[];
+                };
+              }
+            | {
+                data: {
+                  /** @description Contact id (ct_…), sortable by creation time */
+                  id: string;
+                  firstName: string | null;
+                  lastName: string | null;
+                  /** @description E.164, e.g. +14155550100 */
+                  phone: string | null;
+                  /** @description Lower-cased */
+                  email: string | null;
+                  /** @description ISO 8601 UTC */
+                  createdAt: string;
+                  /** @description ISO 8601 UTC */
+                  updatedAt: string;
+                  /** @description Per-contact AI bot switch */
+                  botActive: boolean;
+                  /** @description Free-form tags (extension) */
+                  labels: string[];
+                }[];
+                hasMore: boolean;
+                nextCursor: string | null;
+              };
         };
       };
       /** @description Structured error */
@@ -825,6 +870,8 @@ export interface operations {
           phone?: string | null;
           phoneNumber?: string | null;
           email?: string | null;
+          /** @description Free-form tags (extension): replaces the set; 1–50 characters each, no quotes, backslashes or commas */
+          labels?: string[];
         };
       };
     };
@@ -850,6 +897,8 @@ export interface operations {
             updatedAt: string;
             /** @description Per-contact AI bot switch */
             botActive: boolean;
+            /** @description Free-form tags (extension) */
+            labels: string[];
           };
         };
       };
@@ -874,6 +923,8 @@ export interface operations {
             updatedAt: string;
             /** @description Per-contact AI bot switch */
             botActive: boolean;
+            /** @description Free-form tags (extension) */
+            labels: string[];
           };
         };
       };
@@ -1023,6 +1074,8 @@ export interface operations {
             updatedAt: string;
             /** @description Per-contact AI bot switch */
             botActive: boolean;
+            /** @description Free-form tags (extension) */
+            labels: string[];
           };
         };
       };
@@ -1142,6 +1195,8 @@ export interface operations {
           phoneNumber?: string | null;
           email?: string | null;
           botActive?: boolean;
+          /** @description Free-form tags (extension): replaces the set; 1–50 characters each, no quotes, backslashes or commas */
+          labels?: string[];
         };
       };
     };
@@ -1167,6 +1222,8 @@ export interface operations {
             updatedAt: string;
             /** @description Per-contact AI bot switch */
             botActive: boolean;
+            /** @description Free-form tags (extension) */
+            labels: string[];
           };
         };
       };
@@ -1316,6 +1373,134 @@ export interface operations {
       };
     };
   };
+  deleteContact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        contactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            contactId: string;
+            deleted: {
+              /** @description Conversations erased with the contact */
+              conversations: number;
+              /** @description Messages erased with the contact (and their attachments) */
+              messages: number;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
   updateContact: {
     parameters: {
       query?: never;
@@ -1334,6 +1519,8 @@ export interface operations {
           phoneNumber?: string | null;
           email?: string | null;
           botActive?: boolean;
+          /** @description Free-form tags (extension): replaces the set; 1–50 characters each, no quotes, backslashes or commas */
+          labels?: string[];
         };
       };
     };
@@ -1359,6 +1546,8 @@ export interface operations {
             updatedAt: string;
             /** @description Per-contact AI bot switch */
             botActive: boolean;
+            /** @description Free-form tags (extension) */
+            labels: string[];
           };
         };
       };
@@ -2353,6 +2542,293 @@ export interface operations {
       };
     };
   };
+  deleteList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            listId: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  renameList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        listId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description A contact list */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description List id (ls_…) */
+            id: string;
+            name: string;
+            memberCount: number;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
   listListContacts: {
     parameters: {
       query?: {
@@ -2390,6 +2866,8 @@ export interface operations {
               updatedAt: string;
               /** @description Per-contact AI bot switch */
               botActive: boolean;
+              /** @description Free-form tags (extension) */
+              labels: string[];
             }[];
             hasMore: boolean;
             nextCursor: string | null;

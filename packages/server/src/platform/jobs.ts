@@ -483,3 +483,19 @@ export class JobWorker {
     }
   }
 }
+
+/** Cancels the queued jobs that act on these rows (erasure); running ones find their row gone. */
+export async function cancelQueuedJobsOfSubjects(
+  db: Transaction<Database>,
+  accountId: string,
+  subjectIds: string[],
+): Promise<void> {
+  for (let i = 0; i < subjectIds.length; i += 500) {
+    await db
+      .deleteFrom("jobs")
+      .where("account_id", "=", accountId)
+      .where("subject_id", "in", subjectIds.slice(i, i + 500))
+      .where("status", "=", "queued")
+      .execute();
+  }
+}

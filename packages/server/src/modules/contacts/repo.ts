@@ -1,5 +1,5 @@
 // Contacts SQL. Every function takes the account id first; another account's row is never seen.
-import type { Insertable, Kysely, Transaction, Updateable } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { ContactRow, ContactsTable, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
@@ -182,4 +182,49 @@ export async function updateContactDetails(
     .where("account_id", "=", accountId)
     .where("id", "=", contactId)
     .execute();
+}
+
+/** A LIKE pattern that matches `text` literally anywhere (the escape character is `\`). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * Contacts newest first (ids sort by creation), `limit` rows before `beforeId`. `q` matches a
+ * substring of the name, phone, e-mail or fromId; `label` one of the labels (both ignore case). The
+ * text match scans the account's contacts, which is fine for a person typing into a search box.
+ */
+export async function searchContacts(
+  db: Q,
+  accountId: string,
+  query: { q: string | null; label: string | null; beforeId: string | null; limit: number },
+): Promise<ContactRow[]> {
+  let s = db.selectFrom("contacts").selectAll().where("account_id", "=", accountId);
+  if (query.beforeId !== null) s = s.where("id", "<", query.beforeId);
+  if (query.q) {
+    const pattern = containsPattern(query.q);
+    s = s.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '')) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(coalesce(phone, '')) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(coalesce(email, '')) like ${pattern} escape '\\'`,
+        sql<boolean>`lower(coalesce(external_id, '')) like ${pattern} escape '\\'`,
+      ]),
+    );
+  }
+  if (query.label) {
+    // Labels are stored as a JSON array of strings without quotes inside: `"label"` is one element.
+    s = s.where(sql<boolean>`lower(labels) like ${containsPattern(`"${query.label}"`)} escape '\\'`);
+  }
+  return s.orderBy("id", "desc").limit(query.limit).execute();
+}
+
+/** Erasure: the contact row itself (its conversation, messages and memberships go first, by their owners). */
+export async function deleteContact(db: Q, accountId: string, contactId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("contacts")
+    .where("account_id", "=", accountId)
+    .where("id", "=", contactId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }

@@ -1,16 +1,27 @@
 // Contact endpoints: thin handlers (auth → validated input → service → response).
+import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
+import { eraseContact } from "./erase.ts";
 import {
   ContactJson,
+  ContactPage,
   ContactParams,
   CreateContactBody,
+  DeleteContactResponse,
   LookupQuery,
   LookupResponse,
   UpdateContactBody,
 } from "./schemas.ts";
-import { contactView, createContact, lookupContact, requireContact, updateContact } from "./service.ts";
+import {
+  contactView,
+  createContact,
+  lookupContact,
+  requireContact,
+  searchContacts,
+  updateContact,
+} from "./service.ts";
 
 const UPDATE_DESCRIPTION =
   "Partial update: absent fields are kept, null (or an empty string) clears firstName, lastName, phone " +
@@ -18,7 +29,8 @@ const UPDATE_DESCRIPTION =
   "another contact: 409 CONTACT_EXISTS. Errors: VALIDATION_ERROR, INVALID_PHONE, INVALID_EMAIL, " +
   "MISSING_IDENTIFIER (400), CONTACT_NOT_FOUND (404), CONTACT_EXISTS (409).";
 
-export function contactRoutes(app: App, { db }: AppContext): void {
+export function contactRoutes(app: App, ctx: AppContext): void {
+  const { db } = ctx;
   app.post(
     "/v1/contacts",
     {
@@ -50,19 +62,23 @@ export function contactRoutes(app: App, { db }: AppContext): void {
     {
       schema: {
         operationId: "lookupContact",
-        summary: "Look up a contact by phone number or e-mail",
+        summary: "Look up a contact by phone number or e-mail, or list and search contacts",
         description:
-          "One of phoneNumber or email (phoneNumber wins when both are given). The phone is normalised " +
-          "(`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; several " +
-          "contacts with one e-mail: the earliest created. Errors: VALIDATION_ERROR (neither given), " +
-          "INVALID_PHONE, INVALID_EMAIL (400), CONTACT_NOT_FOUND (404).",
+          "With phoneNumber or email: that contact (phoneNumber wins when both are given). The phone is " +
+          "normalised (`+1 (415) 555-0100` finds `+14155550100`), the e-mail compared case-insensitively; " +
+          "several contacts with one e-mail: the earliest created. Without either (extension): a page of " +
+          "contacts, newest first, optionally filtered by `q` (a substring of the name, phone, e-mail or " +
+          "fromId) and `label`. Errors: INVALID_PHONE, INVALID_EMAIL, INVALID_CURSOR (400), " +
+          "CONTACT_NOT_FOUND (404).",
         tags: ["contacts"],
         querystring: LookupQuery,
-        response: { 200: LookupResponse, ...errorResponses(400, 401, 404, 429) },
+        response: { 200: Type.Union([LookupResponse, ContactPage]), ...errorResponses(400, 401, 404, 429) },
       },
     },
     async (request) => {
-      const contact = await lookupContact(db, accountOf(request).id, request.query);
+      const { phoneNumber, email, ...search } = request.query;
+      if (!phoneNumber?.trim() && !email?.trim()) return searchContacts(db, accountOf(request).id, search);
+      const contact = await lookupContact(db, accountOf(request).id, { phoneNumber, email });
       return { success: true as const, contactId: contact.id, contact: contactView(contact) };
     },
   );
@@ -80,6 +96,27 @@ export function contactRoutes(app: App, { db }: AppContext): void {
       },
     },
     async (request) => contactView(await requireContact(db, accountOf(request).id, request.params.contactId)),
+  );
+
+  app.delete(
+    "/v1/contacts/:contactId",
+    {
+      schema: {
+        operationId: "deleteContact",
+        summary: "Delete a contact and everything about it (extension)",
+        description:
+          "Right to erasure: the contact goes with its conversation, messages, delivery attempts, list " +
+          "memberships and stored attachments, at once and for good. Credit ledger entries stay (they " +
+          "hold no personal data). Errors: CONTACT_NOT_FOUND (404), also for another account's contact.",
+        tags: ["contacts"],
+        params: ContactParams,
+        response: { 200: DeleteContactResponse, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const deleted = await eraseContact(ctx, accountOf(request).id, request.params.contactId);
+      return { success: true as const, contactId: request.params.contactId, deleted };
+    },
   );
 
   for (const method of ["PATCH", "PUT"] as const) {

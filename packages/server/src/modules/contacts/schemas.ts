@@ -14,6 +14,7 @@ export const ContactJson = Type.Object(
     createdAt: Type.String({ description: "ISO 8601 UTC" }),
     updatedAt: Type.String({ description: "ISO 8601 UTC" }),
     botActive: Type.Boolean({ description: "Per-contact AI bot switch" }),
+    labels: Type.Array(Type.String(), { description: "Free-form tags (extension)" }),
   },
   { description: "A contact" },
 );
@@ -26,6 +27,13 @@ export const CreateContactBody = Type.Object({
   phone: Type.Optional(NullableString({ maxLength: 64, description: PHONE_DESCRIPTION })),
   phoneNumber: Type.Optional(NullableString({ maxLength: 64, description: "Alias of phone" })),
   email: Type.Optional(NullableString({ maxLength: 254 })),
+  labels: Type.Optional(
+    Type.Array(Type.String({ maxLength: 50 }), {
+      maxItems: 20,
+      description:
+        "Free-form tags (extension): replaces the set; 1–50 characters each, no quotes, backslashes or commas",
+    }),
+  ),
 });
 
 export const UpdateContactBody = Type.Object({
@@ -35,6 +43,13 @@ export const UpdateContactBody = Type.Object({
   phoneNumber: Type.Optional(NullableString({ maxLength: 64, description: "Alias of phone" })),
   email: Type.Optional(NullableString({ maxLength: 254, description: "null clears" })),
   botActive: Type.Optional(Type.Boolean()),
+  labels: Type.Optional(
+    Type.Array(Type.String({ maxLength: 50 }), {
+      maxItems: 20,
+      description:
+        "Free-form tags (extension): replaces the set; 1–50 characters each, no quotes, backslashes or commas",
+    }),
+  ),
 });
 
 export const LookupQuery = Type.Object({
@@ -45,6 +60,34 @@ export const LookupQuery = Type.Object({
     }),
   ),
   email: Type.Optional(Type.String({ maxLength: 254, description: "Case-insensitive" })),
+  q: Type.Optional(
+    Type.String({ maxLength: 200, description: "Listing: a substring of the name, phone, e-mail or fromId" }),
+  ),
+  label: Type.Optional(Type.String({ maxLength: 50, description: "Listing: contacts with this label" })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 200, description: "Listing: page size (default 50)" }),
+  ),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 200, description: "Listing: nextCursor of the previous page" }),
+  ),
+});
+
+export const ContactPage = Type.Object(
+  {
+    data: Type.Array(ContactJson),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: "Without phoneNumber and email: a page of contacts, newest first" },
+);
+
+export const DeleteContactResponse = Type.Object({
+  success: Type.Literal(true),
+  contactId: Type.String(),
+  deleted: Type.Object({
+    conversations: Type.Integer({ description: "Conversations erased with the contact" }),
+    messages: Type.Integer({ description: "Messages erased with the contact (and their attachments)" }),
+  }),
 });
 
 export const LookupResponse = Type.Object({

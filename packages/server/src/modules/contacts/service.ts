@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { ContactRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
+import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import { toE164 } from "./phone.ts";
 import * as repo from "./repo.ts";
@@ -18,6 +19,7 @@ export interface ContactView {
   createdAt: string;
   updatedAt: string;
   botActive: boolean;
+  labels: string[];
 }
 
 /** THE contact JSON, used by every endpoint that returns a contact. */
@@ -31,7 +33,54 @@ export function contactView(c: ContactRow): ContactView {
     createdAt: iso(c.created_at),
     updatedAt: iso(c.updated_at),
     botActive: c.bot_active === 1,
+    labels: labelsOf(c),
   };
+}
+
+export const MAX_LABELS = 20;
+export const MAX_LABEL_LENGTH = 50;
+
+/** The labels stored on a contact row (a JSON array; anything else reads as none). */
+export function labelsOf(c: Pick<ContactRow, "labels">): string[] {
+  try {
+    const parsed: unknown = JSON.parse(c.labels);
+    return Array.isArray(parsed) ? parsed.filter((l): l is string => typeof l === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Labels as given by a client: trimmed, duplicates (ignoring case) dropped, each 1..50 characters
+ * without quotes, backslashes, commas or control characters (they are matched as text), at most 20.
+ */
+export function parseLabels(raw: string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const item of raw) {
+    const label = item.trim();
+    if (label === "") continue;
+    if (label.length > MAX_LABEL_LENGTH) {
+      throw new AppError(
+        "VALIDATION_ERROR",
+        `labels: "${label.slice(0, 20)}…" is longer than ${MAX_LABEL_LENGTH} characters`,
+      );
+    }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    if (/["\\,\u0000-\u001f]/.test(label)) {
+      throw new AppError(
+        "VALIDATION_ERROR",
+        `labels: "${label}" may not contain quotes, backslashes or commas`,
+      );
+    }
+    const key = label.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(label);
+  }
+  if (out.length > MAX_LABELS)
+    throw new AppError("VALIDATION_ERROR", `labels: at most ${MAX_LABELS} per contact`);
+  return out;
 }
 
 /** E.164 of a client-supplied number, or 400 INVALID_PHONE. */
@@ -82,6 +131,7 @@ export interface CreateContactInput {
   phone?: string | null;
   phoneNumber?: string | null;
   email?: string | null;
+  labels?: string[];
 }
 
 /**
@@ -99,6 +149,7 @@ export async function createContact(
   if (phone === null && email === null) {
     throw new AppError("MISSING_IDENTIFIER", "a contact needs a phone or an email");
   }
+  const labels = input.labels === undefined ? [] : parseLabels(input.labels);
   const now = Date.now();
   const row: ContactRow = {
     id: newId("contact"),
@@ -109,6 +160,7 @@ export async function createContact(
     email,
     external_id: null,
     bot_active: 1,
+    labels: JSON.stringify(labels),
     created_at: now,
     updated_at: now,
   };
@@ -171,6 +223,7 @@ export async function updateContact(
     patch.email = raw === null ? null : parseEmail(raw);
   }
   if (input.botActive !== undefined) patch.bot_active = input.botActive ? 1 : 0;
+  if (input.labels !== undefined) patch.labels = JSON.stringify(parseLabels(input.labels));
   if (Object.keys(patch).length === 0) return current;
 
   const phone = patch.phone !== undefined ? patch.phone : current.phone;
@@ -190,4 +243,26 @@ export async function updateContact(
     throw err;
   }
   return requireContact(db, accountId, contactId);
+}
+
+export interface ContactSearch {
+  q?: string;
+  label?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** Contacts newest first, optionally matching a text (name, phone, e-mail, fromId) and a label. */
+export async function searchContacts(db: Db, accountId: string, query: ContactSearch) {
+  const before = decodeCursor(query.cursor);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const q = given(query.q)?.trim() ?? null;
+  const label = given(query.label)?.trim() ?? null;
+  const rows = await repo.searchContacts(db.kysely, accountId, {
+    q,
+    label,
+    beforeId: before,
+    limit: limit + 1,
+  });
+  return toPage(rows, limit, (r) => r.id, contactView);
 }

@@ -307,3 +307,23 @@ export function pgTouchConversationsFrom(source: string): string {
     from (select conversation_id, account_id, max(at) as at from ${source} group by conversation_id, account_id) x
     where cv.id = x.conversation_id and cv.account_id = x.account_id`;
 }
+
+/** Erasure: a contact's conversations; answers their ids (the open inboxes are told). */
+export async function deleteConversationsOfContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("conversations")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+  await db
+    .deleteFrom("conversations")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -130,3 +130,18 @@ export function pgInsertAttemptsFrom(source: string): string {
   return `insert into delivery_attempts (${ATTEMPT_COLUMNS.join(", ")})
     select ${ATTEMPT_COLUMNS.join(", ")} from ${source}`;
 }
+
+/** Erasure: the delivery attempts of messages that are being deleted. */
+export async function deleteAttemptsOfMessages(
+  db: Q,
+  accountId: string,
+  messageIds: string[],
+): Promise<void> {
+  for (let i = 0; i < messageIds.length; i += 500) {
+    await db
+      .deleteFrom("delivery_attempts")
+      .where("account_id", "=", accountId)
+      .where("message_id", "in", messageIds.slice(i, i + 500))
+      .execute();
+  }
+}

@@ -103,3 +103,61 @@ export async function listMembers(
   if (afterContactId !== null) q = q.where("list_members.contact_id", ">", afterContactId);
   return q.orderBy("list_members.contact_id", "asc").limit(limit).execute();
 }
+
+/** Erasure: the contact leaves every list. */
+export async function removeContactFromAllLists(db: Q, accountId: string, contactId: string): Promise<void> {
+  await db
+    .deleteFrom("list_members")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+}
+
+export async function renameList(
+  db: Q,
+  accountId: string,
+  listId: string,
+  name: string,
+  at: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable("lists")
+    .set({ name, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", listId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A list and its memberships (the contacts stay). */
+export async function deleteList(db: Q, accountId: string, listId: string): Promise<boolean> {
+  await db
+    .deleteFrom("list_members")
+    .where("account_id", "=", accountId)
+    .where("list_id", "=", listId)
+    .execute();
+  const result = await db
+    .deleteFrom("lists")
+    .where("account_id", "=", accountId)
+    .where("id", "=", listId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** The lists a contact is on (id and name), by list id. */
+export async function listsOfContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<Array<{ id: string; name: string }>> {
+  return db
+    .selectFrom("list_members as m")
+    .innerJoin("lists as l", (j) =>
+      j.onRef("l.id", "=", "m.list_id").onRef("l.account_id", "=", "m.account_id"),
+    )
+    .select(["l.id", "l.name"])
+    .where("m.account_id", "=", accountId)
+    .where("m.contact_id", "=", contactId)
+    .orderBy("l.id")
+    .execute();
+}

@@ -8,6 +8,7 @@ import {
   AddMemberBody,
   AddMemberResponse,
   CreateListBody,
+  DeleteListResponse,
   ListJson,
   ListParams,
   MemberParams,
@@ -16,10 +17,12 @@ import {
 import {
   addContactToList,
   createList,
+  deleteList,
   listView,
   pageLists,
   pageMembers,
   removeContactFromList,
+  renameList,
   requireList,
 } from "./service.ts";
 
@@ -72,6 +75,41 @@ export function listRoutes(app: App, { db }: AppContext): void {
       },
     },
     async (request) => listView(await requireList(db, accountOf(request).id, request.params.listId)),
+  );
+
+  app.patch(
+    "/v1/lists/:listId",
+    {
+      schema: {
+        operationId: "renameList",
+        summary: "Rename a contact list (extension)",
+        description: "Errors: VALIDATION_ERROR (400), LIST_NOT_FOUND (404).",
+        tags: ["lists"],
+        params: ListParams,
+        body: CreateListBody,
+        response: { 200: ListJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      listView(await renameList(db, accountOf(request).id, request.params.listId, request.body.name)),
+  );
+
+  app.delete(
+    "/v1/lists/:listId",
+    {
+      schema: {
+        operationId: "deleteList",
+        summary: "Delete a contact list (extension)",
+        description: "The list and its memberships go; the contacts stay. Errors: LIST_NOT_FOUND (404).",
+        tags: ["lists"],
+        params: ListParams,
+        response: { 200: DeleteListResponse, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      await deleteList(db, accountOf(request).id, request.params.listId);
+      return { success: true as const, listId: request.params.listId };
+    },
   );
 
   app.post(

@@ -42,3 +42,5 @@ export const RemoveMemberResponse = Type.Object({
   contactId: Type.String(),
   removed: Type.Boolean({ description: "false when the contact was not a member" }),
 });
+
+export const DeleteListResponse = Type.Object({ success: Type.Literal(true), listId: Type.String() });

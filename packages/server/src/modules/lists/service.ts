@@ -94,3 +94,30 @@ export async function pageMembers(db: Db, accountId: string, listId: string, que
   if (rows.length === 0) await assertListExists(db, accountId, listId);
   return toPage(rows, limit, (r) => r.id, contactView);
 }
+
+export async function renameList(
+  db: Db,
+  accountId: string,
+  listId: string,
+  rawName: string,
+): Promise<repo.ListWithCount> {
+  const name = rawName.trim();
+  if (name === "") throw new AppError("VALIDATION_ERROR", "name must not be empty");
+  if (name.length > MAX_LIST_NAME) {
+    throw new AppError("VALIDATION_ERROR", `name must be at most ${MAX_LIST_NAME} characters`);
+  }
+  if (!(await repo.renameList(db.kysely, accountId, listId, name, Date.now()))) {
+    throw new AppError("LIST_NOT_FOUND", `list ${listId} not found`);
+  }
+  return requireList(db, accountId, listId);
+}
+
+/** Deletes a list and its memberships in one transaction; the contacts stay. */
+export async function deleteList(db: Db, accountId: string, listId: string): Promise<void> {
+  const deleted = await db.write((trx) => repo.deleteList(trx, accountId, listId));
+  if (!deleted) throw new AppError("LIST_NOT_FOUND", `list ${listId} not found`);
+}
+
+export function listsOfContact(db: Db, accountId: string, contactId: string) {
+  return repo.listsOfContact(db.kysely, accountId, contactId);
+}

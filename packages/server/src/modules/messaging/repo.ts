@@ -255,3 +255,40 @@ export function pgSetDeliveryOutcomesFrom(source: string): string {
     from ${source}
     where m.account_id = x.account_id and m.id = x.id and (x.status = 'sent' or m.status <> 'sent')`;
 }
+
+/**
+ * Erasure of a contact: its messages go; answers their ids (for their attempts and jobs) and the
+ * stored attachments they pointed at (files are removed after the commit when nothing else uses them).
+ */
+export async function deleteMessagesOfContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<{ messageIds: string[]; blobs: string[] }> {
+  const rows = await db
+    .selectFrom("messages")
+    .select(["id", "media_sha256"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+  await db
+    .deleteFrom("messages")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+  return {
+    messageIds: rows.map((r) => r.id),
+    blobs: [...new Set(rows.flatMap((r) => (r.media_sha256 ? [r.media_sha256] : [])))],
+  };
+}
+
+/** Whether any message (of any account: stored files are shared by content) still uses this file. */
+export async function blobInUse(db: Q, sha256: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("messages")
+    .select("id")
+    .where("media_sha256", "=", sha256)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

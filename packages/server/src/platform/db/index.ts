@@ -20,6 +20,7 @@ import * as m003 from "./migrations/003_drop_job_lease_index.ts";
 import * as m004 from "./migrations/004_drop_message_conversation_index.ts";
 import * as m005 from "./migrations/005_delivery_attempt_details.ts";
 import * as m006 from "./migrations/006_web_app.ts";
+import * as m009 from "./migrations/009_contact_labels.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "004_drop_message_conversation_index": m004,
   "005_delivery_attempt_details": m005,
   "006_web_app": m006,
+  "009_contact_labels": m009,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -179,7 +181,13 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Databa
     deliver: (raised) => signals.deliver(raised),
     groupStats: () => ({ ...(group?.stats ?? { batches: 0, writes: 0 }) }),
     async migrate() {
-      const migrator = new Migrator({ db: kysely, provider: new StaticMigrations() });
+      // Unordered: a migration numbered below one a database already ran (work merged from parallel
+      // branches) still runs, instead of stopping the start.
+      const migrator = new Migrator({
+        db: kysely,
+        provider: new StaticMigrations(),
+        allowUnorderedMigrations: true,
+      });
       const { error, results } = await migrator.migrateToLatest();
       if (error) throw error instanceof Error ? error : new Error(String(error));
       return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

@@ -108,6 +108,8 @@ export interface ContactsTable {
   /** The sender id on a custom channel (`fromId`). */
   external_id: string | null;
   bot_active: Bool;
+  /** Labels as a JSON array of strings (`[]` by default). */
+  labels: Generated<string>;
   created_at: number;
   updated_at: number;
 }
