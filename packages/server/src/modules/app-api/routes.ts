@@ -44,6 +44,7 @@ import { webhookHeaders } from "../delivery/signing.ts";
 import { isTextType } from "../messaging/media/sniff.ts";
 import { blobPath } from "../messaging/media/store.ts";
 import { requireMessage } from "../messaging/service.ts";
+import { directoryRoutes } from "./directory-routes.ts";
 import {
   AcceptInviteBody,
   ConversationIdParams,
@@ -73,12 +74,18 @@ import {
 import { conversationsJson, messagesJson, threadJson } from "./views.ts";
 
 const TAGS = ["app"];
+
+/** The options every signed-in route spreads in: the session (and CSRF) check, and its auth mode. */
+export interface SessionRoute {
+  config: { auth: "session" };
+  onRequest: ReturnType<typeof createSessionHook>;
+}
 const SSE_PING_MS = 25_000;
 
 export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   const requireSession = createSessionHook(ctx);
   /** Route options of a signed-in route. */
-  const session = { config: { auth: "session" as const }, onRequest: requireSession };
+  const session: SessionRoute = { config: { auth: "session" as const }, onRequest: requireSession };
   const open = {
     config: { auth: "none" as const },
     onRequest: async (_request: FastifyRequest, reply: FastifyReply) => {
@@ -540,4 +547,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       request.raw.on("close", stop);
     },
   );
+
+  // Web app part 2: contacts and lists.
+  directoryRoutes(app, ctx, session);
 }

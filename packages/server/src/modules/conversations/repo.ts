@@ -327,3 +327,19 @@ export async function deleteConversationsOfContact(
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** The conversation of each of these contacts (a contact has one), by contact id. */
+export async function conversationIdsOfContacts(
+  db: Q,
+  accountId: string,
+  contactIds: string[],
+): Promise<Map<string, string>> {
+  if (contactIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("conversations")
+    .select(["id", "contact_id"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "in", contactIds)
+    .execute();
+  return new Map(rows.map((r) => [r.contact_id, r.id]));
+}

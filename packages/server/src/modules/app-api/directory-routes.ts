@@ -1,0 +1,182 @@
+// /app/api for contacts and lists (web app part 2): the same services as /v1, behind the session.
+// Every role works with contacts and lists; erasing a contact is for owners and admins.
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { PageQuery } from "../../platform/pagination.ts";
+import { requireManager } from "../accounts/team.ts";
+import { eraseContact } from "../contacts/erase.ts";
+import { ContactParams, CreateContactBody, UpdateContactBody } from "../contacts/schemas.ts";
+import {
+  contactView,
+  createContact,
+  requireContact,
+  searchContacts,
+  updateContact,
+} from "../contacts/service.ts";
+import { conversationIdsOfContacts } from "../conversations/repo.ts";
+import { AddMemberBody, CreateListBody, ListParams, MemberParams } from "../lists/schemas.ts";
+import {
+  addContactToList,
+  createList,
+  deleteList,
+  listsOfContact,
+  listView,
+  pageLists,
+  pageMembers,
+  removeContactFromList,
+  renameList,
+  requireList,
+} from "../lists/service.ts";
+import type { SessionRoute } from "./routes.ts";
+import { sessionOf } from "./session.ts";
+
+const TAGS = ["app"];
+
+const ContactSearchQuery = Type.Object({
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  label: Type.Optional(Type.String({ maxLength: 50 })),
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+});
+
+export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  const { db } = ctx;
+  const accountOf = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).account.id;
+
+  app.get(
+    "/app/api/contacts",
+    { ...session, schema: { operationId: "appListContacts", tags: TAGS, querystring: ContactSearchQuery } },
+    async (request) => {
+      const accountId = accountOf(request);
+      const page = await searchContacts(db, accountId, request.query);
+      const conversations = await conversationIdsOfContacts(
+        db.kysely,
+        accountId,
+        page.data.map((c) => c.id),
+      );
+      return {
+        ...page,
+        data: page.data.map((c) => ({ ...c, conversationId: conversations.get(c.id) ?? null })),
+      };
+    },
+  );
+
+  app.post(
+    "/app/api/contacts",
+    { ...session, schema: { operationId: "appCreateContact", tags: TAGS, body: CreateContactBody } },
+    async (request, reply) => {
+      const { contact, created } = await createContact(db, accountOf(request), request.body);
+      return reply.code(created ? 201 : 200).send({ ...contactView(contact), created });
+    },
+  );
+
+  app.get(
+    "/app/api/contacts/:contactId",
+    { ...session, schema: { operationId: "appGetContact", tags: TAGS, params: ContactParams } },
+    async (request) => {
+      const accountId = accountOf(request);
+      const contact = await requireContact(db, accountId, request.params.contactId);
+      const [lists, conversations] = await Promise.all([
+        listsOfContact(db, accountId, contact.id),
+        conversationIdsOfContacts(db.kysely, accountId, [contact.id]),
+      ]);
+      return { contact: contactView(contact), lists, conversationId: conversations.get(contact.id) ?? null };
+    },
+  );
+
+  app.patch(
+    "/app/api/contacts/:contactId",
+    {
+      ...session,
+      schema: { operationId: "appUpdateContact", tags: TAGS, params: ContactParams, body: UpdateContactBody },
+    },
+    async (request) =>
+      contactView(await updateContact(db, accountOf(request), request.params.contactId, request.body)),
+  );
+
+  app.delete(
+    "/app/api/contacts/:contactId",
+    { ...session, schema: { operationId: "appDeleteContact", tags: TAGS, params: ContactParams } },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      const deleted = await eraseContact(ctx, info.account.id, request.params.contactId);
+      return { success: true as const, contactId: request.params.contactId, deleted };
+    },
+  );
+
+  app.get(
+    "/app/api/lists",
+    { ...session, schema: { operationId: "appListLists", tags: TAGS, querystring: PageQuery } },
+    async (request) => pageLists(db, accountOf(request), request.query),
+  );
+
+  app.post(
+    "/app/api/lists",
+    { ...session, schema: { operationId: "appCreateList", tags: TAGS, body: CreateListBody } },
+    async (request, reply) =>
+      reply.code(201).send(listView(await createList(db, accountOf(request), request.body.name))),
+  );
+
+  app.get(
+    "/app/api/lists/:listId",
+    { ...session, schema: { operationId: "appGetList", tags: TAGS, params: ListParams } },
+    async (request) => listView(await requireList(db, accountOf(request), request.params.listId)),
+  );
+
+  app.patch(
+    "/app/api/lists/:listId",
+    {
+      ...session,
+      schema: { operationId: "appRenameList", tags: TAGS, params: ListParams, body: CreateListBody },
+    },
+    async (request) =>
+      listView(await renameList(db, accountOf(request), request.params.listId, request.body.name)),
+  );
+
+  app.delete(
+    "/app/api/lists/:listId",
+    { ...session, schema: { operationId: "appDeleteList", tags: TAGS, params: ListParams } },
+    async (request, reply) => {
+      await deleteList(db, accountOf(request), request.params.listId);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    "/app/api/lists/:listId/contacts",
+    {
+      ...session,
+      schema: { operationId: "appListMembers", tags: TAGS, params: ListParams, querystring: PageQuery },
+    },
+    async (request) => pageMembers(db, accountOf(request), request.params.listId, request.query),
+  );
+
+  app.post(
+    "/app/api/lists/:listId/contacts",
+    {
+      ...session,
+      schema: { operationId: "appAddListMember", tags: TAGS, params: ListParams, body: AddMemberBody },
+    },
+    async (request) => {
+      const added = await addContactToList(
+        db,
+        accountOf(request),
+        request.params.listId,
+        request.body.contactId,
+      );
+      return { success: true as const, added };
+    },
+  );
+
+  app.delete(
+    "/app/api/lists/:listId/contacts/:contactId",
+    { ...session, schema: { operationId: "appRemoveListMember", tags: TAGS, params: MemberParams } },
+    async (request) => {
+      const { listId, contactId } = request.params;
+      const removed = await removeContactFromList(db, accountOf(request), listId, contactId);
+      return { success: true as const, removed };
+    },
+  );
+}
