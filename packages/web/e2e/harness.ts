@@ -154,3 +154,17 @@ export async function eventually<T>(check: () => T | undefined | false, timeoutM
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Onboards a fresh server through its form and generates an API key in Settings; answers the key. */
+export async function onboardWithKey(page: Page, url: string, business: string): Promise<string> {
+  await page.goto(`${url}/onboarding`);
+  await page.getByLabel("Business name").fill(business);
+  await page.getByLabel("Email").fill(`owner@${business.toLowerCase().replace(/\W+/g, "-")}.test`);
+  await page.getByLabel("Password").fill("a long enough password");
+  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByRole("button", { name: "Generate API key" }).click();
+  await page.getByRole("button", { name: "Generate", exact: true }).click();
+  const key = (await page.getByTestId("new-api-key").textContent())?.trim() ?? "";
+  if (!key.startsWith("pk_live_")) throw new Error(`no API key shown: ${key}`);
+  return key;
+}

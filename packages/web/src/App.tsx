@@ -9,7 +9,11 @@ import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { InvitePage } from "./pages/auth/InvitePage.tsx";
 import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
 import { SignInPage } from "./pages/auth/SignInPage.tsx";
+import { ContactPage } from "./pages/contacts/ContactPage.tsx";
+import { ContactsPage } from "./pages/contacts/ContactsPage.tsx";
 import { InboxPage } from "./pages/inbox/InboxPage.tsx";
+import { ListPage } from "./pages/lists/ListPage.tsx";
+import { ListsPage } from "./pages/lists/ListsPage.tsx";
 import { ComingSoonPage } from "./pages/placeholder/ComingSoonPage.tsx";
 import { SettingsPage } from "./pages/settings/SettingsPage.tsx";
 
@@ -71,8 +75,10 @@ export function App() {
           <Route path="/settings" element={<SettingsPage session={me} />} />
           <Route path="/account" element={<AccountPage session={me} />} />
           <Route path="/dashboard" element={<ComingSoonPage title="Dashboard" />} />
-          <Route path="/contacts" element={<ComingSoonPage title="Contacts" />} />
-          <Route path="/lists" element={<ComingSoonPage title="Lists" />} />
+          <Route path="/contacts" element={<ContactsPage />} />
+          <Route path="/contacts/:contactId" element={<ContactPage session={me} />} />
+          <Route path="/lists" element={<ListsPage />} />
+          <Route path="/lists/:listId" element={<ListPage />} />
           <Route path="/campaigns" element={<ComingSoonPage title="Campaigns" />} />
           <Route path="/agency" element={<ComingSoonPage title="Agency" />} />
           <Route path="*" element={<ComingSoonPage title="Page not found" notFound />} />

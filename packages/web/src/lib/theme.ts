@@ -41,7 +41,10 @@ export const theme = createTheme({
 
 export const cssVariables: CSSVariablesResolver = () => ({
   variables: {},
-  // Secondary ("dimmed") text: gray-7 instead of gray-6.
-  light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)" },
+  // Secondary ("dimmed") text: gray-7 instead of gray-6; field errors: red-9 instead of red-6.
+  light: {
+    "--mantine-color-dimmed": "var(--mantine-color-gray-7)",
+    "--mantine-color-error": "var(--mantine-color-red-9)",
+  },
   dark: {},
 });

@@ -100,3 +100,34 @@ export interface Team {
 export function contactLabel(c: Conversation["contact"]): string {
   return c.name ?? c.fromId ?? c.phone ?? c.email ?? "Unknown contact";
 }
+
+export interface ContactJson {
+  id: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  email: string | null;
+  createdAt: string;
+  updatedAt: string;
+  botActive: boolean;
+  labels: string[];
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface ListJson {
+  id: string;
+  name: string;
+  memberCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function contactName(c: Pick<ContactJson, "firstName" | "lastName" | "phone" | "email">): string {
+  const name = [c.firstName, c.lastName].filter(Boolean).join(" ");
+  return name || c.phone || c.email || "Unnamed contact";
+}

@@ -1,0 +1,133 @@
+// The web app, part 2: contacts and lists, clicked through in Chromium against a real `parley serve`.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  apiClient,
+  expectAccessible,
+  launchBrowser,
+  newPage,
+  onboardWithKey,
+  type Parley,
+  screenshot,
+  startParley,
+} from "./harness.ts";
+
+describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts and lists", () => {
+  let parley: Parley;
+  let browser: Browser;
+  let page: Page;
+  let apiKey = "";
+  let api: Awaited<ReturnType<typeof apiClient>>;
+
+  beforeAll(async () => {
+    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
+    page = await newPage(browser);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: parley.url });
+    api = await apiClient(parley.url);
+    apiKey = await onboardWithKey(page, parley.url, "Bike Shop");
+  });
+  afterAll(async () => {
+    await api?.dispose();
+    await browser?.close();
+    await parley?.stop();
+  });
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== "fail" || !page) return;
+    const text =
+      (await page
+        .locator("body")
+        .textContent()
+        .catch(() => "")) ?? "";
+    console.error(`--- ${ctx.task.name}: page ${page.url()}\n${text.slice(0, 2000)}`);
+  });
+
+  it("creates a contact: an invalid phone says why under the field, a valid one is created", async () => {
+    await page.getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByText("No contacts yet").waitFor();
+    await expectAccessible(page, "contacts, empty");
+    await page.getByRole("button", { name: "New contact" }).click();
+    const dialog = page.getByRole("dialog", { name: "New contact" });
+    await dialog.getByLabel("First name").fill("Ada");
+    await dialog.getByLabel("Phone").fill("415 555 0100");
+    await dialog.getByRole("button", { name: "Create", exact: true }).click();
+    await dialog.getByText("a valid country code is required", { exact: false }).waitFor();
+    await expectAccessible(page, "new contact with an error");
+    // What was typed is still there.
+    expect(await dialog.getByLabel("First name").inputValue()).toBe("Ada");
+    await dialog.getByLabel("Phone").fill("+1 415 555 0100");
+    await dialog.getByLabel("Email").fill("ada@example.com");
+    await dialog.getByRole("button", { name: "Create", exact: true }).click();
+    await page.getByRole("heading", { name: "Ada" }).waitFor();
+    await expectAccessible(page, "contact page");
+  });
+
+  it("labels a contact and filters the contacts by the label", async () => {
+    const labels = page.getByRole("combobox", { name: "Labels" });
+    await labels.fill("vip");
+    await labels.press("Enter");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Contact updated").waitFor();
+    const res = await api.get(`/v1/contacts?label=vip&apiKey=${apiKey}`);
+    expect(
+      ((await res.json()) as { data: Array<{ firstName: string }> }).data.map((c) => c.firstName),
+    ).toEqual(["Ada"]);
+    await page.getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByLabel("Label filter").fill("vip");
+    await page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Ada" }).waitFor();
+    await page.getByLabel("Label filter").fill("wholesale");
+    await page.getByText("No contact matches").waitFor();
+    await page.getByLabel("Label filter").fill("");
+    await page.getByRole("table", { name: "Contacts" }).waitFor();
+    await screenshot(page, "contacts");
+  });
+
+  it("creates a list, adds the contact, and the copied list id works with POST /v1/lists/{id}/contacts", async () => {
+    await page.getByRole("link", { name: "Lists", exact: true }).click();
+    await page.getByText("No lists yet").waitFor();
+    await page.getByLabel("List name").fill("Newsletter");
+    await page.getByRole("button", { name: "Create list" }).click();
+    await page.getByRole("table", { name: "Lists" }).getByRole("link", { name: "Newsletter" }).waitFor();
+    await expectAccessible(page, "lists");
+    await screenshot(page, "lists");
+    await page.getByRole("button", { name: /^Copy id / }).click();
+    const listId = await page.evaluate(() => navigator.clipboard.readText());
+    expect(listId).toMatch(/^[a-z]{2,4}_[0-9a-z]{26}$/);
+
+    await page.getByRole("link", { name: "Newsletter" }).click();
+    await page.getByRole("heading", { name: "Newsletter" }).waitFor();
+    await page.getByRole("combobox", { name: "Add a contact" }).fill("Ada");
+    await page.getByRole("option", { name: /Ada/ }).click();
+    await page.getByRole("button", { name: "Add to list" }).click();
+    await page.getByRole("table", { name: "Members" }).getByRole("link", { name: "Ada" }).waitFor();
+
+    const grace = await api.post(`/v1/contacts?apiKey=${apiKey}`, {
+      data: { firstName: "Grace", phone: "+14155550111" },
+    });
+    const graceId = ((await grace.json()) as { id: string }).id;
+    const added = await api.post(`/v1/lists/${listId}/contacts?apiKey=${apiKey}`, {
+      data: { contactId: graceId },
+    });
+    expect(added.status()).toBe(200);
+    await page.reload();
+    await page.getByRole("table", { name: "Members" }).getByRole("link", { name: "Grace" }).waitFor();
+    await page.getByText("2 members").waitFor();
+    await expectAccessible(page, "a list");
+  });
+
+  it("deletes a contact, and its messages are gone from /v1", async () => {
+    const incoming = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
+      data: {
+        customData: { messageSid: "del-1", fromId: "erase-me", toId: "shop", body: "Please forget me" },
+      },
+    });
+    const { messageId } = (await incoming.json()) as { messageId: string };
+    expect((await api.get(`/v1/messages/${messageId}?apiKey=${apiKey}`)).status()).toBe(200);
+    await page.getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByLabel("Search contacts").fill("erase-me");
+    await page.getByRole("table", { name: "Contacts" }).getByRole("link").first().click();
+    await page.getByRole("button", { name: "Delete contact…" }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByText("Contact deleted with its conversation and messages").waitFor();
+    expect((await api.get(`/v1/messages/${messageId}?apiKey=${apiKey}`)).status()).toBe(404);
+  });
+});

@@ -1,0 +1,210 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Paper,
+  Select,
+  Stack,
+  Switch,
+  Text,
+  Title,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
+import { canManage } from "../../lib/session.ts";
+import { type ContactJson, contactName, type ListJson, type Page, type Session } from "../../lib/types.ts";
+import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
+
+interface Detail {
+  contact: ContactJson;
+  lists: Array<{ id: string; name: string }>;
+  conversationId: string | null;
+}
+
+export function ContactPage({ session }: { session: Session }) {
+  const { contactId = "" } = useParams();
+  const client = useQueryClient();
+  const navigate = useNavigate();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [listToAdd, setListToAdd] = useState<string | null>(null);
+  const detail = useQuery({
+    queryKey: ["contact", contactId],
+    queryFn: () => api<Detail>("GET", `/contacts/${contactId}`),
+  });
+  const lists = useQuery({
+    queryKey: ["lists", "all"],
+    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
+  });
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ["contact", contactId] });
+    void client.invalidateQueries({ queryKey: ["contacts"] });
+    void client.invalidateQueries({ queryKey: ["lists"] });
+  };
+  const toggleBot = useMutation({
+    mutationFn: (botActive: boolean) => api("PATCH", `/contacts/${contactId}`, { botActive }),
+    onSuccess: refresh,
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+  const addToList = useMutation({
+    mutationFn: (listId: string) => api("POST", `/lists/${listId}/contacts`, { contactId }),
+    onSuccess: () => {
+      setListToAdd(null);
+      refresh();
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+  const removeFromList = useMutation({
+    mutationFn: (listId: string) => api("DELETE", `/lists/${listId}/contacts/${contactId}`),
+    onSuccess: refresh,
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+  const erase = useMutation({
+    mutationFn: () => api("DELETE", `/contacts/${contactId}`),
+    onSuccess: () => {
+      notify("Contact deleted with its conversation and messages");
+      client.removeQueries({ queryKey: ["contact", contactId] });
+      void client.invalidateQueries({ queryKey: ["contacts"] });
+      void client.invalidateQueries({ queryKey: ["conversations"] });
+      navigate("/contacts", { replace: true });
+    },
+  });
+
+  if (detail.isPending) return <LoadingState label="Loading the contact" />;
+  if (detail.isError) return <ErrorState error={detail.error} onRetry={() => void detail.refetch()} />;
+  const { contact: c, conversationId } = detail.data;
+  const memberOf = new Set(detail.data.lists.map((l) => l.id));
+  const otherLists = (lists.data?.data ?? []).filter((l) => !memberOf.has(l.id));
+
+  return (
+    <Stack gap="md" maw={760}>
+      <Group justify="space-between">
+        <Title order={1} size="h2">
+          {contactName(c)}
+        </Title>
+        {conversationId && (
+          <Button component={Link} to={`/inbox/${conversationId}`} variant="light">
+            Open conversation
+          </Button>
+        )}
+      </Group>
+      <Text size="sm" c="dimmed">
+        Created {fullTime(c.createdAt)} · id {c.id}
+      </Text>
+      <Paper withBorder p="md" radius="md" component="section" aria-label="Details">
+        <ContactForm
+          key={c.updatedAt}
+          initial={valuesOf(c)}
+          submitLabel="Save changes"
+          onSubmit={async (values) => {
+            await api("PATCH", `/contacts/${contactId}`, contactBody(values));
+            notify("Contact updated");
+            refresh();
+          }}
+        />
+      </Paper>
+      <Paper withBorder p="md" radius="md" component="section" aria-label="Bot">
+        <Switch
+          label="The bot answers this contact"
+          checked={c.botActive}
+          disabled={toggleBot.isPending}
+          onChange={(e) => toggleBot.mutate(e.currentTarget.checked)}
+        />
+      </Paper>
+      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="contact-lists">
+        <Title order={2} size="h4" id="contact-lists" mb="xs">
+          Lists
+        </Title>
+        <Group gap="xs" mb="sm">
+          {detail.data.lists.length === 0 && (
+            <Text size="sm" c="dimmed">
+              Not on any list.
+            </Text>
+          )}
+          {detail.data.lists.map((l) => (
+            <Badge
+              key={l.id}
+              variant="light"
+              rightSection={
+                <Button
+                  size="compact-xs"
+                  variant="subtle"
+                  aria-label={`Take off ${l.name}`}
+                  onClick={() => removeFromList.mutate(l.id)}
+                >
+                  ×
+                </Button>
+              }
+            >
+              <Anchor component={Link} to={`/lists/${l.id}`} size="xs" inherit>
+                {l.name}
+              </Anchor>
+            </Badge>
+          ))}
+        </Group>
+        <Group gap="xs" align="flex-end">
+          <Select
+            label="Add to a list"
+            placeholder={otherLists.length ? "Pick a list" : "No other list"}
+            data={otherLists.map((l) => ({ value: l.id, label: l.name }))}
+            value={listToAdd}
+            onChange={setListToAdd}
+            searchable
+            w={260}
+          />
+          <Button
+            variant="light"
+            disabled={!listToAdd}
+            loading={addToList.isPending}
+            onClick={() => listToAdd && addToList.mutate(listToAdd)}
+          >
+            Add
+          </Button>
+        </Group>
+      </Paper>
+      {canManage(session) && (
+        <Paper withBorder p="md" radius="md" component="section" aria-labelledby="danger">
+          <Title order={2} size="h4" id="danger" mb="xs">
+            Delete
+          </Title>
+          {confirmDelete ? (
+            <Alert
+              color="red"
+              title="Delete this contact for good?"
+              role="alertdialog"
+              aria-label="Confirm deletion"
+            >
+              <Text size="sm" mb="sm">
+                The contact, its conversation, every message and stored attachment are erased at once. This
+                cannot be undone.
+              </Text>
+              {erase.isError && (
+                <Text size="sm" c="red.9" mb="sm" role="alert">
+                  {errorMessage(erase.error)}
+                </Text>
+              )}
+              <Group gap="xs">
+                <Button color="red" loading={erase.isPending} onClick={() => erase.mutate()}>
+                  Delete for good
+                </Button>
+                <Button variant="default" onClick={() => setConfirmDelete(false)}>
+                  Cancel
+                </Button>
+              </Group>
+            </Alert>
+          ) : (
+            <Button color="red" variant="light" onClick={() => setConfirmDelete(true)}>
+              Delete contact…
+            </Button>
+          )}
+        </Paper>
+      )}
+    </Stack>
+  );
+}
