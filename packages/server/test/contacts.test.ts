@@ -51,7 +51,17 @@ describe("contacts API", () => {
     expect(res.statusCode).toBe(201);
     const c = json<Contact>(res);
     expect(Object.keys(c).sort()).toEqual(
-      ["botActive", "createdAt", "email", "firstName", "id", "labels", "lastName", "phone", "updatedAt"].sort(),
+      [
+        "botActive",
+        "createdAt",
+        "email",
+        "firstName",
+        "id",
+        "labels",
+        "lastName",
+        "phone",
+        "updatedAt",
+      ].sort(),
     );
     expect(c.id).toMatch(/^ct_[0-9a-z]{26}$/);
     expect(c).toMatchObject({
