@@ -210,6 +210,9 @@ export class Parley {
       this.#call("updateCampaign", { params: { campaignId }, body, options: o }),
     delete: (campaignId: string, o?: RequestOptions) =>
       this.#call("deleteCampaign", { params: { campaignId }, options: o }),
+    /** POST /v1/campaigns/{id}/preview: what the bot would answer; nothing sent, stored or charged. */
+    preview: (campaignId: string, message: string, o?: RequestOptions) =>
+      this.#call("previewCampaign", { params: { campaignId }, body: { message }, options: o }),
   };
 
   readonly subaccounts = {

@@ -56,6 +56,8 @@ export const OPERATIONS = {
   getCampaign: { method: "get", path: "/v1/campaigns/{campaignId}", idempotent: true },
   updateCampaign: { method: "patch", path: "/v1/campaigns/{campaignId}", idempotent: false },
   deleteCampaign: { method: "delete", path: "/v1/campaigns/{campaignId}", idempotent: false },
+  // Nothing is stored or sent: safe to repeat.
+  previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Agency endpoints take the key only as a header. The grant is retried only with an Idempotency-Key.
   grantSubaccountCredits: {
     method: "post",

@@ -208,6 +208,8 @@ describe("Parley client against a real server", () => {
     expect((await parley.campaigns.list()).data.map((x) => x.id)).toContain(c.id);
     expect((await parley.campaigns.get(c.id)).id).toBe(c.id);
     expect((await parley.campaigns.update(c.id, { name: "Summer sale" })).name).toBe("Summer sale");
+    const tried = await parley.campaigns.preview(c.id, "anything at all");
+    expect(tried).toMatchObject({ outcome: "fallback", reason: "no_answer" });
     await parley.campaigns.delete(c.id);
     const gone = await parley.campaigns.get(c.id).catch((e) => e);
     expect(gone).toMatchObject({ status: 404 });

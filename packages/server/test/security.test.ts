@@ -107,6 +107,11 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}`,
     body: () => ({ name: "taken over" }),
   },
+  "POST /v1/campaigns/:campaignId/preview": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/preview`,
+    body: () => ({ message: "hello" }),
+  },
   "DELETE /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
   "GET /v1/credits/transactions": { auth: "key", list: () => "/v1/credits/transactions" },
   "POST /v1/subaccounts/credits": {

@@ -382,6 +382,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/campaigns/{campaignId}/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Try a campaign: what the bot would answer (extension)
+     * @description Runs the campaign's engine on a message and answers what the bot would reply, which knowledge entry it used and how confident it was, or that it would fall back. Nothing is sent or stored and no credit is used. Works for draft and paused campaigns too. Errors: VALIDATION_ERROR (400), CAMPAIGN_NOT_FOUND (404).
+     */
+    post: operations["previewCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/campaigns": {
     parameters: {
       query?: never;
@@ -4368,6 +4388,176 @@ export interface operations {
             }[];
             createdAt: string;
             updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  previewCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description A customer message to try */
+          message: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            engine: "builtin" | "llm";
+            outcome: "answer" | "fallback";
+            /** @description What the bot would send */
+            reply: string;
+            entry: {
+              index: number;
+              question: string | null;
+            } | null;
+            /** @description The builtin engine's confidence in the entry (0–1); null for the LLM engine */
+            confidence: number | null;
+            /** @description Why it falls back: no_answer, llm_not_configured, llm_error */
+            reason: string | null;
           };
         };
       };

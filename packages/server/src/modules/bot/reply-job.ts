@@ -110,7 +110,7 @@ class EngineCache {
   }
 }
 
-function knowledgeOf(ctx: AppContext, campaign: CampaignRow): CachedEngine {
+export function knowledgeOf(ctx: AppContext, campaign: CampaignRow): CachedEngine {
   return ctx.caches.get("bot.engines", () => new EngineCache()).of(campaign);
 }
 

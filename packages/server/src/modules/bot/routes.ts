@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
 import { pageOf } from "../../platform/pagination.ts";
+import { previewReply } from "./preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
   CampaignJson,
@@ -11,6 +12,8 @@ import {
   CampaignSummaryJson,
   CreateCampaignBody,
   DeleteCampaignResponse,
+  PreviewBody,
+  PreviewJson,
   UpdateCampaignBody,
 } from "./schemas.ts";
 import {
@@ -29,7 +32,29 @@ const CAMPAIGN_RULES =
   "20,000; fallbackMessage 1–2,000 (default: a polite hand-over message); engine auto|builtin|llm " +
   "(default auto); model optional. Errors: VALIDATION_ERROR (400).";
 
-export function botRoutes(app: App, { db }: AppContext): void {
+export function botRoutes(app: App, ctx: AppContext): void {
+  const { db } = ctx;
+  app.post(
+    "/v1/campaigns/:campaignId/preview",
+    {
+      schema: {
+        operationId: "previewCampaign",
+        summary: "Try a campaign: what the bot would answer (extension)",
+        description:
+          "Runs the campaign's engine on a message and answers what the bot would reply, which knowledge " +
+          "entry it used and how confident it was, or that it would fall back. Nothing is sent or stored " +
+          "and no credit is used. Works for draft and paused campaigns too. Errors: VALIDATION_ERROR (400), " +
+          "CAMPAIGN_NOT_FOUND (404).",
+        tags: ["campaigns"],
+        params: CampaignParams,
+        body: PreviewBody,
+        response: { 200: PreviewJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      previewReply(ctx, accountOf(request).id, request.params.campaignId, request.body.message),
+  );
+
   app.post(
     "/v1/campaigns",
     {

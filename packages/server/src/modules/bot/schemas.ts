@@ -112,3 +112,23 @@ export const CampaignListQuery = Type.Object({
 });
 
 export const DeleteCampaignResponse = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+export const PreviewBody = Type.Object({
+  message: Type.String({ minLength: 1, maxLength: 10_000, description: "A customer message to try" }),
+});
+
+export const PreviewJson = Type.Object({
+  engine: Type.Union([Type.Literal("builtin"), Type.Literal("llm")]),
+  outcome: Type.Union([Type.Literal("answer"), Type.Literal("fallback")]),
+  reply: Type.String({ description: "What the bot would send" }),
+  entry: Type.Union([
+    Type.Object({ index: Type.Integer(), question: Type.Union([Type.String(), Type.Null()]) }),
+    Type.Null(),
+  ]),
+  confidence: Type.Union([Type.Number(), Type.Null()], {
+    description: "The builtin engine's confidence in the entry (0–1); null for the LLM engine",
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: "Why it falls back: no_answer, llm_not_configured, llm_error",
+  }),
+});

@@ -1,0 +1,85 @@
+// /app/api for campaigns (web app part 2): the bot's configurations and the "Try it" box. Every role
+// may read and try; owners and admins change them.
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { requireManager } from "../accounts/team.ts";
+import { previewReply } from "../bot/preview.ts";
+import {
+  CAMPAIGN_BODY_LIMIT_BYTES,
+  CampaignListQuery,
+  CampaignParams,
+  CreateCampaignBody,
+  PreviewBody,
+  UpdateCampaignBody,
+} from "../bot/schemas.ts";
+import {
+  campaignView,
+  createCampaign,
+  pageCampaigns,
+  requireCampaign,
+  updateCampaign,
+} from "../bot/service.ts";
+import type { SessionRoute } from "./routes.ts";
+import { sessionOf } from "./session.ts";
+
+const TAGS = ["app"];
+
+export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  const { db } = ctx;
+
+  app.get(
+    "/app/api/campaigns",
+    { ...session, schema: { operationId: "appListCampaigns", tags: TAGS, querystring: CampaignListQuery } },
+    async (request) => pageCampaigns(db, sessionOf(request).account.id, request.query),
+  );
+
+  app.post(
+    "/app/api/campaigns",
+    {
+      ...session,
+      bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
+      schema: { operationId: "appCreateCampaign", tags: TAGS, body: CreateCampaignBody },
+    },
+    async (request, reply) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return reply.code(201).send(campaignView(await createCampaign(db, info.account.id, request.body)));
+    },
+  );
+
+  app.get(
+    "/app/api/campaigns/:campaignId",
+    { ...session, schema: { operationId: "appGetCampaign", tags: TAGS, params: CampaignParams } },
+    async (request) =>
+      campaignView(await requireCampaign(db, sessionOf(request).account.id, request.params.campaignId)),
+  );
+
+  app.patch(
+    "/app/api/campaigns/:campaignId",
+    {
+      ...session,
+      bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
+      schema: {
+        operationId: "appUpdateCampaign",
+        tags: TAGS,
+        params: CampaignParams,
+        body: UpdateCampaignBody,
+      },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return campaignView(await updateCampaign(db, info.account.id, request.params.campaignId, request.body));
+    },
+  );
+
+  app.post(
+    "/app/api/campaigns/:campaignId/preview",
+    {
+      ...session,
+      schema: { operationId: "appPreviewCampaign", tags: TAGS, params: CampaignParams, body: PreviewBody },
+    },
+    async (request) =>
+      previewReply(ctx, sessionOf(request).account.id, request.params.campaignId, request.body.message),
+  );
+}
