@@ -1,3 +1,4 @@
+import os from "node:os";
 // The web app, part 1, end to end: every flow of the issue clicked through in Chromium against a real
 // `parley serve` on SQLite, with a real receiver for the replies. The steps share one server and run
 // in order (each starts where the previous left the account), like a newcomer's first session.
@@ -57,6 +58,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
         .textContent()
         .catch(() => "(no page)")) ?? "";
     console.error(`--- ${ctx.task.name}: page ${page.url()}\n${text.slice(0, 2000)}`);
+    await page.screenshot({ path: `${os.tmpdir()}/parley-e2e-failed.png`, fullPage: true }).catch(() => {});
   });
 
   const incoming = async (fromId: string, body: string, messageSid: string) => {

@@ -1,4 +1,5 @@
-// The web app, part 2: contacts and lists, clicked through in Chromium against a real `parley serve`.
+import os from "node:os";
+// The web app, part 2: contacts, lists and campaigns, clicked through in Chromium against a real `parley serve`.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -12,7 +13,7 @@ import {
   startParley,
 } from "./harness.ts";
 
-describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts and lists", () => {
+describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists and campaigns", () => {
   let parley: Parley;
   let browser: Browser;
   let page: Page;
@@ -39,6 +40,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts and li
         .textContent()
         .catch(() => "")) ?? "";
     console.error(`--- ${ctx.task.name}: page ${page.url()}\n${text.slice(0, 2000)}`);
+    await page.screenshot({ path: `${os.tmpdir()}/parley-e2e-failed.png`, fullPage: true }).catch(() => {});
   });
 
   it("creates a contact: an invalid phone says why under the field, a valid one is created", async () => {
@@ -129,5 +131,33 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts and li
     await page.getByRole("button", { name: "Delete for good" }).click();
     await page.getByText("Contact deleted with its conversation and messages").waitFor();
     expect((await api.get(`/v1/messages/${messageId}?apiKey=${apiKey}`)).status()).toBe(404);
+  });
+
+  it("a knowledge entry makes Try it answer with it; an unrelated message falls back; credits unchanged", async () => {
+    const credits = async () =>
+      ((await (await api.get(`/v1/account?apiKey=${apiKey}`)).json()) as { credits: number }).credits;
+    const before = await credits();
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
+    await page.getByRole("button", { name: "Add question and answer" }).click();
+    await page.getByLabel("Entry 1: question").fill("Do you repair carbon frames?");
+    await page.getByLabel("Entry 1: answer").fill("Yes, carbon repairs take three days.");
+    await page.getByRole("button", { name: "Save campaign" }).click();
+    await page.getByText("Campaign saved").waitFor();
+    await page.getByLabel("Try it").fill("do you repair carbon frames");
+    await page.getByRole("button", { name: "Preview" }).click();
+    const result = page.getByRole("status").filter({ hasText: "The bot would" });
+    await result.getByText("The bot would answer").waitFor();
+    await result.getByText("Yes, carbon repairs take three days.").waitFor();
+    await result.getByText(/knowledge entry 1.*confidence \d+ %/).waitFor();
+    await expectAccessible(page, "campaign with a preview");
+    await screenshot(page, "campaign");
+    await page.getByLabel("Try it").fill("what is the weather like on mars");
+    await page.getByRole("button", { name: "Preview" }).click();
+    await result.getByText("The bot would fall back").waitFor();
+    expect(await credits()).toBe(before);
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page.getByRole("table", { name: "Campaigns" }).waitFor();
+    await expectAccessible(page, "campaigns");
   });
 });

@@ -115,6 +115,8 @@ export async function newPage(browser: Browser): Promise<Page> {
   });
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
+  // An error thrown in the app shows in the test output (a blank page says nothing by itself).
+  page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
   return page;
 }
 

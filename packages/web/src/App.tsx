@@ -9,6 +9,8 @@ import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { InvitePage } from "./pages/auth/InvitePage.tsx";
 import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
 import { SignInPage } from "./pages/auth/SignInPage.tsx";
+import { CampaignPage } from "./pages/campaigns/CampaignPage.tsx";
+import { CampaignsPage } from "./pages/campaigns/CampaignsPage.tsx";
 import { ContactPage } from "./pages/contacts/ContactPage.tsx";
 import { ContactsPage } from "./pages/contacts/ContactsPage.tsx";
 import { InboxPage } from "./pages/inbox/InboxPage.tsx";
@@ -79,7 +81,8 @@ export function App() {
           <Route path="/contacts/:contactId" element={<ContactPage session={me} />} />
           <Route path="/lists" element={<ListsPage />} />
           <Route path="/lists/:listId" element={<ListPage />} />
-          <Route path="/campaigns" element={<ComingSoonPage title="Campaigns" />} />
+          <Route path="/campaigns" element={<CampaignsPage session={me} />} />
+          <Route path="/campaigns/:campaignId" element={<CampaignPage session={me} />} />
           <Route path="/agency" element={<ComingSoonPage title="Agency" />} />
           <Route path="*" element={<ComingSoonPage title="Page not found" notFound />} />
         </Route>

@@ -131,3 +131,38 @@ export function contactName(c: Pick<ContactJson, "firstName" | "lastName" | "pho
   const name = [c.firstName, c.lastName].filter(Boolean).join(" ");
   return name || c.phone || c.email || "Unnamed contact";
 }
+
+export interface KnowledgeEntry {
+  question?: string;
+  answer?: string;
+  text?: string;
+  alternatives?: string[];
+}
+
+export interface CampaignSummary {
+  id: string;
+  name: string;
+  status: "draft" | "live" | "paused";
+  instructions: string;
+  knowledgeCount: number;
+  keywords: string[];
+  fallbackMessage: string;
+  engine: "auto" | "builtin" | "llm";
+  model: string | null;
+  isDefault: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Campaign extends CampaignSummary {
+  knowledge: KnowledgeEntry[];
+}
+
+export interface PreviewResult {
+  engine: "builtin" | "llm";
+  outcome: "answer" | "fallback";
+  reply: string;
+  entry: { index: number; question: string | null } | null;
+  confidence: number | null;
+  reason: string | null;
+}

@@ -1,0 +1,343 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Paper,
+  Select,
+  Stack,
+  TagsInput,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { useParams } from "react-router";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
+import { canManage } from "../../lib/session.ts";
+import type { Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+
+type Draft = Pick<
+  Campaign,
+  "name" | "status" | "instructions" | "keywords" | "fallbackMessage" | "engine" | "model" | "knowledge"
+>;
+
+function draftOf(c: Campaign): Draft {
+  return {
+    name: c.name,
+    status: c.status,
+    instructions: c.instructions,
+    keywords: c.keywords,
+    fallbackMessage: c.fallbackMessage,
+    engine: c.engine,
+    model: c.model,
+    knowledge: c.knowledge,
+  };
+}
+
+export function CampaignPage({ session }: { session: Session }) {
+  const { campaignId = "" } = useParams();
+  const campaign = useQuery({
+    queryKey: ["campaign", campaignId],
+    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
+  });
+  if (campaign.isPending) return <LoadingState label="Loading the campaign" />;
+  if (campaign.isError) return <ErrorState error={campaign.error} onRetry={() => void campaign.refetch()} />;
+  return (
+    <Stack gap="md" maw={900}>
+      <Group gap="xs">
+        <Title order={1} size="h2">
+          {campaign.data.name}
+        </Title>
+        {campaign.data.isDefault && <Badge variant="outline">Default campaign</Badge>}
+      </Group>
+      <TryIt campaignId={campaignId} />
+      <CampaignEditor key={campaign.data.updatedAt} campaign={campaign.data} editable={canManage(session)} />
+    </Stack>
+  );
+}
+
+/** Type a customer message and see what the bot would answer: nothing is sent, stored or charged. */
+function TryIt({ campaignId }: { campaignId: string }) {
+  const [message, setMessage] = useState("");
+  const preview = useMutation({
+    mutationFn: () => api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message }),
+  });
+  const r = preview.data;
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="try-it-heading">
+      <Title order={2} size="h4" id="try-it-heading" mb={4}>
+        Try the bot
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        Uses the saved campaign. Nothing is sent or stored, and no credit is used.
+      </Text>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (message.trim()) preview.mutate();
+        }}
+      >
+        <Group align="flex-end" gap="xs">
+          <TextInput
+            label="Try it"
+            placeholder="A customer message, for example: are you open on Sunday?"
+            value={message}
+            onChange={(e) => setMessage(e.currentTarget.value)}
+            style={{ flex: 1 }}
+            maxLength={10_000}
+          />
+          <Button type="submit" loading={preview.isPending} disabled={!message.trim()}>
+            Preview
+          </Button>
+        </Group>
+      </form>
+      {preview.isError && (
+        <Alert color="red" mt="sm" role="alert">
+          {errorMessage(preview.error)}
+        </Alert>
+      )}
+      {r && (
+        <Alert
+          mt="sm"
+          color={r.outcome === "answer" ? "green" : "yellow"}
+          title={r.outcome === "answer" ? "The bot would answer" : "The bot would fall back"}
+          role="status"
+          aria-label="Preview result"
+        >
+          <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
+            {r.reply}
+          </Text>
+          <Text size="xs" mt="xs">
+            {r.outcome === "answer"
+              ? [
+                  r.entry
+                    ? `From knowledge entry ${r.entry.index + 1}${r.entry.question ? `: "${r.entry.question}"` : ""}`
+                    : "Written by the LLM",
+                  r.confidence !== null ? `confidence ${Math.round(r.confidence * 100)} %` : null,
+                ]
+                  .filter(Boolean)
+                  .join(" · ")
+              : r.reason === "no_answer"
+                ? "No knowledge entry matched well enough: the fallback message goes out and a person is alerted."
+                : r.reason === "llm_not_configured"
+                  ? "This campaign uses the LLM, but no LLM provider is set up in Settings."
+                  : "The LLM provider failed."}
+          </Text>
+        </Alert>
+      )}
+    </Paper>
+  );
+}
+
+function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: boolean }) {
+  const client = useQueryClient();
+  // The draft keeps everything typed, also when the server refuses it.
+  const [draft, setDraft] = useState<Draft>(() => draftOf(campaign));
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
+  // Entries have no ids: a key per entry, kept in step with adds and removals, keeps inputs in place.
+  const nextKey = useRef(campaign.knowledge.length);
+  const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
+  const addEntry = (entry: KnowledgeEntry) => {
+    set("knowledge", [...draft.knowledge, entry]);
+    setKeys((k) => [...k, nextKey.current++]);
+  };
+  const removeEntry = (i: number) => {
+    set(
+      "knowledge",
+      draft.knowledge.filter((_, j) => j !== i),
+    );
+    setKeys((k) => k.filter((_, j) => j !== i));
+  };
+  const save = useMutation({
+    mutationFn: () =>
+      api<Campaign>("PATCH", `/campaigns/${campaign.id}`, {
+        ...draft,
+        model: draft.model?.trim() ? draft.model.trim() : null,
+        knowledge: draft.knowledge.filter(
+          (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
+        ),
+      }),
+    onSuccess: (saved) => {
+      notify("Campaign saved");
+      client.setQueryData(["campaign", campaign.id], saved);
+      void client.invalidateQueries({ queryKey: ["campaigns"] });
+    },
+  });
+  const setEntry = (i: number, entry: KnowledgeEntry) =>
+    set(
+      "knowledge",
+      draft.knowledge.map((k, j) => (j === i ? entry : k)),
+    );
+
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+      noValidate
+    >
+      <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0 }}>
+        <Stack gap="md">
+          {!editable && (
+            <Alert color="gray" role="note">
+              Only owners and admins can change campaigns.
+            </Alert>
+          )}
+          <Paper withBorder p="md" radius="md" component="section" aria-label="Campaign settings">
+            <Stack gap="sm">
+              <Group grow align="flex-start">
+                <TextInput
+                  label="Name"
+                  value={draft.name}
+                  onChange={(e) => set("name", e.currentTarget.value)}
+                  maxLength={200}
+                />
+                <Select
+                  label="Status"
+                  data={[
+                    { value: "live", label: "Live (answers)" },
+                    { value: "draft", label: "Draft" },
+                    { value: "paused", label: "Paused" },
+                  ]}
+                  value={draft.status}
+                  onChange={(v) => v && set("status", v as Draft["status"])}
+                  allowDeselect={false}
+                />
+              </Group>
+              <Textarea
+                label="Instructions"
+                description="For the LLM engine: how the bot should behave"
+                autosize
+                minRows={2}
+                value={draft.instructions}
+                onChange={(e) => set("instructions", e.currentTarget.value)}
+              />
+              <TagsInput
+                label="Keywords"
+                description="A message containing one of these words goes to this campaign"
+                value={draft.keywords}
+                onChange={(v) => set("keywords", v)}
+              />
+              <Textarea
+                label="Fallback message"
+                description="Sent when the bot has no answer; a person is alerted"
+                autosize
+                minRows={2}
+                value={draft.fallbackMessage}
+                onChange={(e) => set("fallbackMessage", e.currentTarget.value)}
+              />
+              <Group grow align="flex-start">
+                <Select
+                  label="Engine"
+                  data={[
+                    { value: "auto", label: "Automatic (LLM when one is set up)" },
+                    { value: "builtin", label: "Builtin (offline)" },
+                    { value: "llm", label: "LLM" },
+                  ]}
+                  value={draft.engine}
+                  onChange={(v) => v && set("engine", v as Draft["engine"])}
+                  allowDeselect={false}
+                />
+                <TextInput
+                  label="Model"
+                  placeholder="The account's model"
+                  value={draft.model ?? ""}
+                  onChange={(e) => set("model", e.currentTarget.value)}
+                />
+              </Group>
+            </Stack>
+          </Paper>
+          <Paper withBorder p="md" radius="md" component="section" aria-labelledby="knowledge-heading">
+            <Group justify="space-between" mb="sm">
+              <Title order={2} size="h4" id="knowledge-heading">
+                Knowledge ({draft.knowledge.length})
+              </Title>
+              <Group gap="xs">
+                <Button
+                  variant="light"
+                  size="xs"
+                  onClick={() => addEntry({ question: "", answer: "", alternatives: [] })}
+                >
+                  Add question and answer
+                </Button>
+                <Button variant="default" size="xs" onClick={() => addEntry({ text: "" })}>
+                  Add free text
+                </Button>
+              </Group>
+            </Group>
+            <Stack gap="sm">
+              {draft.knowledge.length === 0 && (
+                <Text size="sm" c="dimmed">
+                  No knowledge yet: the bot answers with the fallback message.
+                </Text>
+              )}
+              {draft.knowledge.map((k, i) => (
+                <Paper
+                  key={keys[i]}
+                  withBorder
+                  p="sm"
+                  radius="sm"
+                  aria-label={`Knowledge entry ${i + 1}`}
+                  component="fieldset"
+                >
+                  {k.text !== undefined ? (
+                    <Textarea
+                      label={`Entry ${i + 1}: free text`}
+                      autosize
+                      minRows={2}
+                      value={k.text}
+                      onChange={(e) => setEntry(i, { text: e.currentTarget.value })}
+                    />
+                  ) : (
+                    <Stack gap={6}>
+                      <TextInput
+                        label={`Entry ${i + 1}: question`}
+                        value={k.question ?? ""}
+                        onChange={(e) => setEntry(i, { ...k, question: e.currentTarget.value })}
+                      />
+                      <Textarea
+                        label={`Entry ${i + 1}: answer`}
+                        autosize
+                        minRows={1}
+                        value={k.answer ?? ""}
+                        onChange={(e) => setEntry(i, { ...k, answer: e.currentTarget.value })}
+                      />
+                      <TagsInput
+                        label={`Entry ${i + 1}: other ways to ask`}
+                        value={k.alternatives ?? []}
+                        onChange={(v) => setEntry(i, { ...k, alternatives: v })}
+                      />
+                    </Stack>
+                  )}
+                  <Group justify="flex-end" mt={6}>
+                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => removeEntry(i)}>
+                      Remove entry {i + 1}
+                    </Button>
+                  </Group>
+                </Paper>
+              ))}
+            </Stack>
+          </Paper>
+          {save.isError && (
+            <Alert color="red" role="alert" title="Not saved">
+              {errorMessage(save.error)} Your changes are still here.
+            </Alert>
+          )}
+          {editable && (
+            <Group justify="flex-end">
+              <Button type="submit" loading={save.isPending}>
+                Save campaign
+              </Button>
+            </Group>
+          )}
+        </Stack>
+      </fieldset>
+    </form>
+  );
+}
