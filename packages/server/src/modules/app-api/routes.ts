@@ -44,6 +44,7 @@ import { webhookHeaders } from "../delivery/signing.ts";
 import { isTextType } from "../messaging/media/sniff.ts";
 import { blobPath } from "../messaging/media/store.ts";
 import { requireMessage } from "../messaging/service.ts";
+import { agencyRoutes } from "./agency-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
 import { directoryRoutes } from "./directory-routes.ts";
 import {
@@ -552,4 +553,5 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   // Web app part 2: contacts and lists, campaigns.
   directoryRoutes(app, ctx, session);
   campaignRoutes(app, ctx, session);
+  agencyRoutes(app, ctx, session);
 }

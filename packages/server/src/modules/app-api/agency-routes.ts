@@ -1,0 +1,119 @@
+// /app/api for agencies (web app part 2): sub-accounts, their balances and histories, grants (through
+// the same grantCredits as POST /v1/subaccounts/credits) and auto-recharge. Agency owners and admins;
+// another account's (or another agency's) sub-account is 404.
+
+import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
+import type { App } from "../../platform/http/types.ts";
+import { PageQuery } from "../../platform/pagination.ts";
+import { findAccountById } from "../accounts/repo.ts";
+import { requireManager } from "../accounts/team.ts";
+import { AutoRechargeBody, CreateSubaccountBody, SubaccountParams } from "../credits/schemas.ts";
+import {
+  checkGrantAmount,
+  clearAutoRecharge,
+  createSubaccount,
+  grantCredits,
+  pageSubaccounts,
+  pageTransactions,
+  requireAgency,
+  requireSubaccount,
+  setAutoRecharge,
+} from "../credits/service.ts";
+import type { SessionRoute } from "./routes.ts";
+import { sessionOf } from "./session.ts";
+
+const TAGS = ["app"];
+
+const AppGrantBody = Type.Object({
+  amount: Type.Number(),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+});
+
+export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  const { db } = ctx;
+  /** The signed-in agency (owner or admin), or 403. */
+  const agencyOf = async (request: FastifyRequest) => {
+    const info = sessionOf(request);
+    requireManager(info);
+    const account = await findAccountById(db.kysely, info.account.id);
+    if (!account) throw new AppError("NOT_FOUND", "account not found");
+    requireAgency(account);
+    return account;
+  };
+
+  app.get(
+    "/app/api/subaccounts",
+    { ...session, schema: { operationId: "appListSubaccounts", tags: TAGS, querystring: PageQuery } },
+    async (request) => pageSubaccounts(db, (await agencyOf(request)).id, request.query),
+  );
+
+  app.post(
+    "/app/api/subaccounts",
+    { ...session, schema: { operationId: "appCreateSubaccount", tags: TAGS, body: CreateSubaccountBody } },
+    async (request, reply) => {
+      const agency = await agencyOf(request);
+      const { apiKey: _shownOnlyByTheApi, ...created } = await createSubaccount(ctx, agency.id, request.body);
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.post(
+    "/app/api/subaccounts/:id/credits",
+    {
+      ...session,
+      preValidation: async (request) => checkGrantAmount(request.body),
+      schema: { operationId: "appGrantCredits", tags: TAGS, params: SubaccountParams, body: AppGrantBody },
+    },
+    async (request) => {
+      const agency = await agencyOf(request);
+      const sub = await requireSubaccount(db, agency.id, request.params.id);
+      const outcome = await grantCredits(
+        ctx,
+        agency,
+        { email: sub.email, amount: request.body.amount, description: request.body.description ?? null },
+        undefined,
+      );
+      return outcome.body;
+    },
+  );
+
+  app.get(
+    "/app/api/subaccounts/:id/transactions",
+    {
+      ...session,
+      schema: {
+        operationId: "appSubaccountTransactions",
+        tags: TAGS,
+        params: SubaccountParams,
+        querystring: PageQuery,
+      },
+    },
+    async (request) => {
+      const sub = await requireSubaccount(db, (await agencyOf(request)).id, request.params.id);
+      return pageTransactions(db, sub.id, request.query);
+    },
+  );
+
+  app.put(
+    "/app/api/subaccounts/:id/auto-recharge",
+    {
+      ...session,
+      schema: {
+        operationId: "appSetAutoRecharge",
+        tags: TAGS,
+        params: SubaccountParams,
+        body: AutoRechargeBody,
+      },
+    },
+    async (request) => setAutoRecharge(db, (await agencyOf(request)).id, request.params.id, request.body),
+  );
+
+  app.delete(
+    "/app/api/subaccounts/:id/auto-recharge",
+    { ...session, schema: { operationId: "appClearAutoRecharge", tags: TAGS, params: SubaccountParams } },
+    async (request) => clearAutoRecharge(db, (await agencyOf(request)).id, request.params.id),
+  );
+}
