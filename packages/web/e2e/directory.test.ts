@@ -160,4 +160,46 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await page.getByRole("table", { name: "Campaigns" }).waitFor();
     await expectAccessible(page, "campaigns");
   });
+
+  it("as an agency: creates a sub-account, grants credits, sees the history and the new balance", async () => {
+    await parley.cli([
+      "account",
+      "create",
+      "--email",
+      "agency@resell.test",
+      "--password",
+      "agency password 1",
+      "--agency",
+    ]);
+    const agencyPage = await newPage(browser);
+    await agencyPage.goto(`${parley.url}/signin`);
+    await agencyPage.getByLabel("Email").fill("agency@resell.test");
+    await agencyPage.getByLabel("Password").fill("agency password 1");
+    await agencyPage.getByRole("button", { name: "Sign in" }).click();
+    await agencyPage.getByRole("link", { name: "Agency", exact: true }).click();
+    await agencyPage.getByText("No sub-accounts yet").waitFor();
+    await agencyPage.getByRole("button", { name: "New sub-account" }).click();
+    const dialog = agencyPage.getByRole("dialog", { name: "New sub-account" });
+    await dialog.getByLabel("Client name").fill("Corner Cafe");
+    await dialog.getByLabel("Client email").fill("cafe@clients.test");
+    await dialog.getByRole("button", { name: "Create sub-account" }).click();
+    await agencyPage
+      .getByRole("table", { name: "Sub-accounts" })
+      .getByRole("link", { name: "Corner Cafe" })
+      .click();
+    await agencyPage.getByRole("heading", { name: "Corner Cafe" }).waitFor();
+    await agencyPage.getByRole("button", { name: "Grant credits" }).click();
+    await agencyPage.getByLabel("Amount").fill("40");
+    await agencyPage.getByLabel("Description").fill("Welcome pack");
+    await agencyPage.getByRole("button", { name: "Grant", exact: true }).click();
+    await agencyPage.getByText("New balance: 40 credits").waitFor();
+    await agencyPage.getByLabel("Balance").getByText("40 credits").waitFor();
+    await agencyPage.getByRole("table", { name: "Credit history" }).getByText("Welcome pack").waitFor();
+    await expectAccessible(agencyPage, "a sub-account");
+    await screenshot(agencyPage, "agency");
+    await agencyPage.getByRole("link", { name: "Agency", exact: true }).click();
+    await agencyPage.getByRole("table", { name: "Sub-accounts" }).getByText("40").waitFor();
+    await expectAccessible(agencyPage, "agency");
+    await agencyPage.context().close();
+  });
 });

@@ -19,6 +19,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export interface Parley {
   url: string;
   dataDir: string;
+  /** Runs a `parley` command on the same data directory (as an operator on the server would). */
+  cli(args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +58,20 @@ export async function startParley(extraEnv: Record<string, string> = {}): Promis
   return {
     url,
     dataDir,
+    cli: (args) =>
+      new Promise((resolve, reject) => {
+        const run = spawn(process.execPath, [PARLEY_BIN, ...args], {
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let out = "";
+        let err = "";
+        run.stdout.on("data", (c) => (out += c));
+        run.stderr.on("data", (c) => (err += c));
+        run.on("close", (code) =>
+          code === 0 ? resolve(out) : reject(new Error(`parley ${args[0]}: ${err}`)),
+        );
+      }),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.on("exit", r));

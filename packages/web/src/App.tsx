@@ -6,6 +6,8 @@ import { ErrorState } from "./components/States.tsx";
 import { api } from "./lib/api.ts";
 import { useSession } from "./lib/session.ts";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
+import { AgencyPage } from "./pages/agency/AgencyPage.tsx";
+import { SubaccountPage } from "./pages/agency/SubaccountPage.tsx";
 import { InvitePage } from "./pages/auth/InvitePage.tsx";
 import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
 import { SignInPage } from "./pages/auth/SignInPage.tsx";
@@ -83,7 +85,8 @@ export function App() {
           <Route path="/lists/:listId" element={<ListPage />} />
           <Route path="/campaigns" element={<CampaignsPage session={me} />} />
           <Route path="/campaigns/:campaignId" element={<CampaignPage session={me} />} />
-          <Route path="/agency" element={<ComingSoonPage title="Agency" />} />
+          <Route path="/agency" element={<AgencyPage session={me} />} />
+          <Route path="/agency/:subaccountId" element={<SubaccountPage />} />
           <Route path="*" element={<ComingSoonPage title="Page not found" notFound />} />
         </Route>
       ) : (

@@ -166,3 +166,22 @@ export interface PreviewResult {
   confidence: number | null;
   reason: string | null;
 }
+
+export interface Subaccount {
+  id: string;
+  email: string;
+  name: string;
+  credits: number;
+  autoRecharge: { threshold: number; rechargeAmount: number } | null;
+  createdAt: string;
+}
+
+export interface CreditTransaction {
+  id: string;
+  amount: number;
+  balanceAfter: number;
+  description: string | null;
+  kind: "grant" | "bot_reply" | "adjustment";
+  messageId: string | null;
+  createdAt: string;
+}

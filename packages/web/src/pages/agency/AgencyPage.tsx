@@ -1,0 +1,194 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  Group,
+  Modal,
+  NumberInput,
+  Paper,
+  PasswordInput,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
+import type { Page, Session, Subaccount } from "../../lib/types.ts";
+
+export const credits = (n: number) =>
+  n.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+
+export function AgencyPage({ session }: { session: Session }) {
+  const client = useQueryClient();
+  const [creating, setCreating] = useState(false);
+  const [form, setForm] = useState({ name: "", email: "", password: "" });
+  const subs = useQuery({
+    queryKey: ["subaccounts"],
+    queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
+    enabled: session.account.kind === "agency",
+  });
+  const create = useMutation({
+    mutationFn: () =>
+      api<Subaccount>("POST", "/subaccounts", {
+        email: form.email.trim(),
+        ...(form.name.trim() ? { name: form.name.trim() } : {}),
+        ...(form.password ? { password: form.password } : {}),
+      }),
+    onSuccess: (s) => {
+      notify(`Sub-account ${s.name} created`);
+      setCreating(false);
+      setForm({ name: "", email: "", password: "" });
+      void client.invalidateQueries({ queryKey: ["subaccounts"] });
+    },
+  });
+  if (session.account.kind !== "agency") {
+    return <EmptyState title="Only agency accounts have sub-accounts" />;
+  }
+  return (
+    <Stack gap="md">
+      <Group justify="space-between">
+        <Title order={1} size="h2">
+          Agency
+        </Title>
+        <Button onClick={() => setCreating(true)}>New sub-account</Button>
+      </Group>
+      {subs.isPending && <LoadingState label="Loading sub-accounts" />}
+      {subs.isError && <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />}
+      {subs.data && subs.data.data.length === 0 && (
+        <EmptyState title="No sub-accounts yet">Create one for each client you resell Parley to.</EmptyState>
+      )}
+      {subs.data && subs.data.data.length > 0 && (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped aria-label="Sub-accounts">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Email</Table.Th>
+                <Table.Th>Credits</Table.Th>
+                <Table.Th>Auto-recharge</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {subs.data.data.map((s) => (
+                <Table.Tr key={s.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/agency/${s.id}`}>
+                      {s.name}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>{s.email}</Table.Td>
+                  <Table.Td>{credits(s.credits)}</Table.Td>
+                  <Table.Td>
+                    {s.autoRecharge
+                      ? `${credits(s.autoRecharge.rechargeAmount)} below ${credits(s.autoRecharge.threshold)}`
+                      : "Off"}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Modal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        title="New sub-account"
+        closeButtonProps={{ "aria-label": "Close" }}
+      >
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.mutate();
+          }}
+          noValidate
+        >
+          <Stack gap="sm">
+            {create.isError && (
+              <Alert color="red" role="alert">
+                {errorMessage(create.error)}
+              </Alert>
+            )}
+            <TextInput
+              label="Client name"
+              value={form.name}
+              onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
+            <TextInput
+              label="Client email"
+              type="email"
+              required
+              value={form.email}
+              onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
+            />
+            <PasswordInput
+              label="Client sign-in password"
+              description="Optional, at least 8 characters: lets the client sign in to the web app"
+              visibilityToggleButtonProps={{ "aria-label": "Show the characters" }}
+              value={form.password}
+              onChange={(e) => setForm({ ...form, password: e.currentTarget.value })}
+            />
+            <Group justify="flex-end">
+              <Button type="submit" loading={create.isPending} disabled={!form.email.trim()}>
+                Create sub-account
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </Stack>
+  );
+}
+
+export function NumberField(props: {
+  label: string;
+  value: number | string;
+  onChange: (v: number | string) => void;
+}) {
+  return (
+    <NumberInput
+      label={props.label}
+      value={props.value}
+      onChange={props.onChange}
+      min={0}
+      decimalScale={2}
+      hideControls
+      w={160}
+    />
+  );
+}
+
+export function SubaccountSummary({ sub }: { sub: Subaccount }) {
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Group gap="xl">
+        <div>
+          <Text size="xs" c="dimmed">
+            Balance
+          </Text>
+          <Text size="xl" fw={700} aria-label="Balance">
+            {credits(sub.credits)} credits
+          </Text>
+        </div>
+        <div>
+          <Text size="xs" c="dimmed">
+            Email
+          </Text>
+          <Text>{sub.email}</Text>
+        </div>
+        <div>
+          <Text size="xs" c="dimmed">
+            Since
+          </Text>
+          <Text>{fullTime(sub.createdAt)}</Text>
+        </div>
+      </Group>
+    </Paper>
+  );
+}

@@ -1,0 +1,187 @@
+import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useParams } from "react-router";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { fullTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
+import type { CreditTransaction, Page, Subaccount } from "../../lib/types.ts";
+import { credits, NumberField, SubaccountSummary } from "./AgencyPage.tsx";
+
+export function SubaccountPage() {
+  const { subaccountId = "" } = useParams();
+  const client = useQueryClient();
+  const subs = useQuery({
+    queryKey: ["subaccounts"],
+    queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
+  });
+  const history = useQuery({
+    queryKey: ["subaccount", subaccountId, "transactions"],
+    queryFn: () => api<Page<CreditTransaction>>("GET", `/subaccounts/${subaccountId}/transactions?limit=100`),
+  });
+  const [granting, setGranting] = useState(false);
+  const [amount, setAmount] = useState<number | string>("");
+  const [description, setDescription] = useState("");
+  const [threshold, setThreshold] = useState<number | string>("");
+  const [recharge, setRecharge] = useState<number | string>("");
+  const refresh = () => {
+    void client.invalidateQueries({ queryKey: ["subaccounts"] });
+    void client.invalidateQueries({ queryKey: ["subaccount", subaccountId] });
+  };
+  const grant = useMutation({
+    mutationFn: () =>
+      api<{ new_balance: number }>("POST", `/subaccounts/${subaccountId}/credits`, {
+        amount: Number(amount),
+        description: description.trim() || null,
+      }),
+    onSuccess: (r) => {
+      notify(`Granted. New balance: ${credits(r.new_balance)} credits`);
+      setGranting(false);
+      setAmount("");
+      setDescription("");
+      refresh();
+    },
+  });
+  const auto = useMutation({
+    mutationFn: (on: boolean) =>
+      on
+        ? api("PUT", `/subaccounts/${subaccountId}/auto-recharge`, {
+            threshold: Number(threshold),
+            rechargeAmount: Number(recharge),
+          })
+        : api("DELETE", `/subaccounts/${subaccountId}/auto-recharge`),
+    onSuccess: () => {
+      notify("Auto-recharge updated");
+      refresh();
+    },
+  });
+
+  if (subs.isPending) return <LoadingState label="Loading the sub-account" />;
+  if (subs.isError) return <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />;
+  const sub = subs.data.data.find((s) => s.id === subaccountId);
+  if (!sub) return <EmptyState title="This sub-account does not exist" />;
+
+  return (
+    <Stack gap="md" maw={900}>
+      <Title order={1} size="h2">
+        {sub.name}
+      </Title>
+      <SubaccountSummary sub={sub} />
+      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="grant-heading">
+        <Title order={2} size="h4" id="grant-heading" mb="sm">
+          Credits
+        </Title>
+        {granting ? (
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              grant.mutate();
+            }}
+            noValidate
+          >
+            <Stack gap="sm">
+              {grant.isError && (
+                <Alert color="red" role="alert">
+                  {errorMessage(grant.error)}
+                </Alert>
+              )}
+              <Group align="flex-start" gap="xs">
+                <NumberField label="Amount" value={amount} onChange={setAmount} />
+                <TextInput
+                  label="Description"
+                  placeholder="Shown in the history"
+                  maxLength={500}
+                  value={description}
+                  onChange={(e) => setDescription(e.currentTarget.value)}
+                  style={{ flex: 1 }}
+                />
+              </Group>
+              <Group gap="xs">
+                <Button type="submit" loading={grant.isPending} disabled={amount === ""}>
+                  Grant
+                </Button>
+                <Button variant="default" onClick={() => setGranting(false)}>
+                  Cancel
+                </Button>
+              </Group>
+            </Stack>
+          </form>
+        ) : (
+          <Button onClick={() => setGranting(true)}>Grant credits</Button>
+        )}
+      </Paper>
+      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="auto-heading">
+        <Title order={2} size="h4" id="auto-heading" mb={4}>
+          Auto-recharge
+        </Title>
+        <Text size="sm" c="dimmed" mb="sm">
+          {sub.autoRecharge
+            ? `On: below ${credits(sub.autoRecharge.threshold)} credits, your events URL is asked to grant ${credits(sub.autoRecharge.rechargeAmount)}.`
+            : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."}
+        </Text>
+        {auto.isError && (
+          <Text size="sm" c="red.9" role="alert" mb="xs">
+            {errorMessage(auto.error)}
+          </Text>
+        )}
+        <Group align="flex-end" gap="xs">
+          <NumberField label="Threshold" value={threshold} onChange={setThreshold} />
+          <NumberField label="Credits to top up" value={recharge} onChange={setRecharge} />
+          <Button
+            variant="light"
+            loading={auto.isPending}
+            disabled={threshold === "" || recharge === ""}
+            onClick={() => auto.mutate(true)}
+          >
+            Turn on
+          </Button>
+          {sub.autoRecharge && (
+            <Button variant="default" onClick={() => auto.mutate(false)}>
+              Turn off
+            </Button>
+          )}
+        </Group>
+      </Paper>
+      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="history-heading">
+        <Title order={2} size="h4" id="history-heading" mb="sm">
+          History
+        </Title>
+        {history.isPending && <LoadingState label="Loading the history" />}
+        {history.data && history.data.data.length === 0 && (
+          <Text size="sm" c="dimmed">
+            No credit movements yet.
+          </Text>
+        )}
+        {history.data && history.data.data.length > 0 && (
+          <Table striped aria-label="Credit history">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Kind</Table.Th>
+                <Table.Th>Amount</Table.Th>
+                <Table.Th>Balance after</Table.Th>
+                <Table.Th>Description</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {history.data.data.map((t) => (
+                <Table.Tr key={t.id}>
+                  <Table.Td>{fullTime(t.createdAt)}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" size="sm" color={t.kind === "grant" ? "green" : "gray"}>
+                      {t.kind === "bot_reply" ? "bot reply" : t.kind}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{t.amount > 0 ? `+${credits(t.amount)}` : credits(t.amount)}</Table.Td>
+                  <Table.Td>{credits(t.balanceAfter)}</Table.Td>
+                  <Table.Td>{t.description ?? "—"}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+      </Paper>
+    </Stack>
+  );
+}
