@@ -25,6 +25,7 @@ const OWNER: Record<string, string> = {
   credit_transactions: "credits",
   idempotency_keys: "credits",
   jobs: "platform",
+  dashboard_days: "reports",
 };
 
 function sourceFiles(dir: string): string[] {

@@ -214,7 +214,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
     await page.getByRole("alert").waitFor();
     await page.getByLabel("Password").fill(OWNER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    // The dashboard is the first page after sign-in.
+    await page.getByRole("heading", { name: "Dashboard" }).waitFor();
     await page.getByRole("button", { name: "Sign out" }).first().click();
     await expect.poll(() => new URL(page.url()).pathname).toBe("/signin");
 
@@ -238,6 +239,21 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
     // The agent works the inbox: the conversation is there.
     await page.getByRole("link", { name: "Inbox" }).click();
     await page.getByRole("link", { name: /maria-1001/ }).waitFor();
+  });
+
+  it("the dashboard shows the day's messages in its charts", async () => {
+    await page.getByRole("link", { name: "Dashboard", exact: true }).click();
+    const messages = page.getByRole("figure", { name: "Messages per day" });
+    // Two messages came in today (and the bot answered both).
+    await messages.getByText(/today: 2 in, \d+ out/).waitFor();
+    await messages.locator(".recharts-bar-rectangle >> visible=true").first().waitFor();
+    await page
+      .getByRole("figure", { name: "Deliveries per day" })
+      .locator(".recharts-bar-rectangle >> visible=true")
+      .first()
+      .waitFor();
+    await expectAccessible(page, "dashboard");
+    await screenshot(page, "dashboard");
   });
 
   it("every other page passes the accessibility check", async () => {

@@ -15,6 +15,7 @@ import { CampaignPage } from "./pages/campaigns/CampaignPage.tsx";
 import { CampaignsPage } from "./pages/campaigns/CampaignsPage.tsx";
 import { ContactPage } from "./pages/contacts/ContactPage.tsx";
 import { ContactsPage } from "./pages/contacts/ContactsPage.tsx";
+import { DashboardPage } from "./pages/dashboard/DashboardPage.tsx";
 import { InboxPage } from "./pages/inbox/InboxPage.tsx";
 import { ListPage } from "./pages/lists/ListPage.tsx";
 import { ListsPage } from "./pages/lists/ListsPage.tsx";
@@ -73,12 +74,12 @@ export function App() {
       <Route path="/invite/:token" element={<InvitePage />} />
       {me ? (
         <Route element={<AppLayout session={me} />}>
-          <Route path="/" element={<Navigate to="/inbox" replace />} />
+          <Route path="/" element={<Navigate to="/dashboard" replace />} />
           <Route path="/inbox" element={<InboxPage session={me} />} />
           <Route path="/inbox/:conversationId" element={<InboxPage session={me} />} />
           <Route path="/settings" element={<SettingsPage session={me} />} />
           <Route path="/account" element={<AccountPage session={me} />} />
-          <Route path="/dashboard" element={<ComingSoonPage title="Dashboard" />} />
+          <Route path="/dashboard" element={<DashboardPage />} />
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:contactId" element={<ContactPage session={me} />} />
           <Route path="/lists" element={<ListsPage />} />

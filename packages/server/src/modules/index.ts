@@ -10,6 +10,7 @@ import { deliveryModule } from "./delivery/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
 import { operationsModule } from "./operations/index.ts";
+import { reportsModule } from "./reports/index.ts";
 
 export const MODULES: Module[] = [
   accountsModule,
@@ -20,6 +21,7 @@ export const MODULES: Module[] = [
   deliveryModule,
   botModule,
   creditsModule,
+  reportsModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

@@ -8,6 +8,7 @@ import { canManage, useSetSession } from "../lib/session.ts";
 import type { Session } from "../lib/types.ts";
 
 const NAV = [
+  { to: "/dashboard", label: "Dashboard" },
   { to: "/inbox", label: "Inbox" },
   { to: "/contacts", label: "Contacts" },
   { to: "/lists", label: "Lists" },

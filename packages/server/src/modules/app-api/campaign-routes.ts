@@ -1,5 +1,7 @@
-// /app/api for campaigns (web app part 2): the bot's configurations and the "Try it" box. Every role
-// may read and try; owners and admins change them.
+// /app/api for campaigns (web app part 2): the bot's configurations and the "Try it" box (every role
+// may read and try; owners and admins change them), and the dashboard of what the bot and the inbox did.
+
+import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { requireManager } from "../accounts/team.ts";
@@ -19,13 +21,25 @@ import {
   requireCampaign,
   updateCampaign,
 } from "../bot/service.ts";
+import { dashboard, MAX_DAYS } from "../reports/service.ts";
 import type { SessionRoute } from "./routes.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
 
+const DashboardQuery = Type.Object({
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DAYS, default: 30 })),
+});
+
 export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
   const { db } = ctx;
+
+  // The dashboard: the figures of the last days, every role.
+  app.get(
+    "/app/api/dashboard",
+    { ...session, schema: { operationId: "appDashboard", tags: TAGS, querystring: DashboardQuery } },
+    async (request) => dashboard(ctx, sessionOf(request).account.id, request.query.days ?? 30),
+  );
 
   app.get(
     "/app/api/campaigns",

@@ -240,6 +240,7 @@ export async function runBotReply(
         conversationId: conversation.id,
         contactId: inbound.contact_id,
         body,
+        botOutcome: generated.alert ? "fallback" : "answer",
         at: now,
       });
       if (cost > 0) {

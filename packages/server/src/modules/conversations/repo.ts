@@ -343,3 +343,15 @@ export async function conversationIdsOfContacts(
     .execute();
   return new Map(rows.map((r) => [r.contact_id, r.id]));
 }
+
+/** Open conversations whose human alert is up: people are waiting for a person. */
+export async function countWaitingForPerson(db: Q, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom("conversations")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("status", "=", "open")
+    .where("human_alert", "=", 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

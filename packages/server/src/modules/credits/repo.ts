@@ -1,6 +1,6 @@
 // Credits SQL: an agency's sub-accounts, credit history pages and stored idempotent answers.
 // Every function takes the calling account id first; another agency's sub-account is never seen.
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { AccountRow, CreditTransactionRow, Database } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -159,4 +159,26 @@ export async function purgeExpiredKeys(db: Q, accountId: string, cutoff: number)
     .where("account_id", "=", accountId)
     .where("created_at", "<", cutoff)
     .execute();
+}
+
+/** Credits the bot's replies used, by UTC day, in hundredths (positive). */
+export async function botSpendByDay(
+  db: Q,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<Array<{ day: number; spent: number }>> {
+  const rows = await db
+    .selectFrom("credit_transactions")
+    .select([
+      sql<number>`cast(created_at / 86400000 as integer)`.as("day"),
+      sql<number>`sum(-amount)`.as("spent"),
+    ])
+    .where("account_id", "=", accountId)
+    .where("kind", "=", "bot_reply")
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .groupBy(sql`cast(created_at / 86400000 as integer)`)
+    .execute();
+  return rows.map((r) => ({ day: Number(r.day), spent: Number(r.spent) }));
 }

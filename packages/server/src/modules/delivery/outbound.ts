@@ -27,6 +27,8 @@ export interface OutboundMessageInput {
   userId?: string | null;
   /** Set when the message must be unique (a bot reply to one inbound message uses "bot:<inboundId>"). */
   externalId?: string | null;
+  /** A bot reply: whether it answered or fell back (the dashboard counts them). */
+  botOutcome?: "answer" | "fallback" | null;
   at?: number;
 }
 
@@ -62,6 +64,7 @@ export async function createOutboundMessage(
     media_reason: null,
     error: null,
     user_id: input.userId ?? null,
+    bot_outcome: input.botOutcome ?? null,
     created_at: now,
     updated_at: now,
   };

@@ -1,5 +1,5 @@
 // Conversations, messages and their delivery attempts. Account id first in every function.
-import type { Insertable, Kysely, Transaction } from "kysely";
+import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { Database, DeliveryAttemptRow, MessageRow, MessagesTable } from "../../platform/db/schema.ts";
 
@@ -291,4 +291,42 @@ export async function blobInUse(db: Q, sha256: string): Promise<boolean> {
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Message counts of an account between two times, by UTC day (86,400,000 ms, written as a literal so
+ * PostgreSQL sees one expression in SELECT and GROUP BY) and kind (messages_account_time_idx).
+ */
+export async function messageCountsByDay(
+  db: Q,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<
+  Array<{
+    day: number;
+    direction: string;
+    status: string;
+    sender: string;
+    bot_outcome: string | null;
+    n: number;
+  }>
+> {
+  const rows = await db
+    .selectFrom("messages")
+    .select([
+      sql<number>`cast(created_at / 86400000 as integer)`.as("day"),
+      "direction",
+      "status",
+      "sender",
+      "bot_outcome",
+      sql<number>`count(*)`.as("n"),
+    ])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .where("type", "=", "text")
+    .groupBy([sql`cast(created_at / 86400000 as integer)`, "direction", "status", "sender", "bot_outcome"])
+    .execute();
+  return rows.map((r) => ({ ...r, day: Number(r.day), n: Number(r.n) }));
 }

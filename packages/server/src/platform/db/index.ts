@@ -21,6 +21,7 @@ import * as m004 from "./migrations/004_drop_message_conversation_index.ts";
 import * as m005 from "./migrations/005_delivery_attempt_details.ts";
 import * as m006 from "./migrations/006_web_app.ts";
 import * as m009 from "./migrations/009_contact_labels.ts";
+import * as m010 from "./migrations/010_dashboard.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "005_delivery_attempt_details": m005,
   "006_web_app": m006,
   "009_contact_labels": m009,
+  "010_dashboard": m010,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -177,6 +177,8 @@ export interface MessagesTable {
   error: string | null;
   /** The user who typed a human reply. */
   user_id: string | null;
+  /** A bot reply: "answer" (from knowledge or the LLM) or "fallback". */
+  bot_outcome: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -265,6 +267,7 @@ export interface Database {
   contacts: ContactsTable;
   lists: ListsTable;
   list_members: ListMembersTable;
+  dashboard_days: DashboardDaysTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
@@ -289,3 +292,12 @@ export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type CreditTransactionRow = Selectable<CreditTransactionsTable>;
 export type EventRow = Selectable<EventsTable>;
+
+/** A finished day's dashboard figures for an account (JSON), computed once. */
+export interface DashboardDaysTable {
+  account_id: string;
+  /** Days since 1970-01-01 UTC. */
+  day: number;
+  figures: string;
+  computed_at: number;
+}

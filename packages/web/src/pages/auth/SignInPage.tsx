@@ -16,7 +16,7 @@ export function SignInPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const signedIn = useSignedInOnArrival();
-  if (signedIn) return <Navigate to="/inbox" replace />;
+  if (signedIn) return <Navigate to="/dashboard" replace />;
 
   const submit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -27,7 +27,7 @@ export function SignInPage() {
       setSession(session);
       const next = params.get("next");
       // Only a path inside the app, never another site.
-      navigate(next?.startsWith("/") && !next.startsWith("//") ? next : "/inbox", { replace: true });
+      navigate(next?.startsWith("/") && !next.startsWith("//") ? next : "/dashboard", { replace: true });
     } catch (err) {
       setError(errorMessage(err));
     } finally {

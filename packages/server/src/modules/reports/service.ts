@@ -1,0 +1,122 @@
+// The dashboard: the last N days' messages (in and out), delivery outcomes, bot answers against
+// fallbacks and credits used, per UTC day, and the open conversations waiting for a person.
+//
+// A day that ended more than SETTLED_DAYS ago no longer changes (deliveries retry for about 28 h), so
+// its figures are computed once from the messages (an index on account and time) and kept in
+// dashboard_days; only the last days are counted live. The dashboard's cost therefore does not grow
+// with the account's history.
+import type { AppContext } from "../../context.ts";
+import { countWaitingForPerson } from "../conversations/repo.ts";
+import { botSpendByDay } from "../credits/repo.ts";
+import { messageCountsByDay } from "../messaging/repo.ts";
+import * as repo from "./repo.ts";
+
+const DAY_MS = 86_400_000;
+const SETTLED_DAYS = 2;
+export const MAX_DAYS = 90;
+
+export interface DayFigures {
+  inbound: number;
+  outbound: number;
+  sent: number;
+  failed: number;
+  botAnswers: number;
+  botFallbacks: number;
+  /** Credits the bot used (credits, two decimals). */
+  creditsUsed: number;
+}
+
+const EMPTY: DayFigures = {
+  inbound: 0,
+  outbound: 0,
+  sent: 0,
+  failed: 0,
+  botAnswers: 0,
+  botFallbacks: 0,
+  creditsUsed: 0,
+};
+
+async function computeDays(
+  ctx: AppContext,
+  accountId: string,
+  fromDay: number,
+  toDay: number,
+): Promise<Map<number, DayFigures>> {
+  const figures = new Map<number, DayFigures>();
+  for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY });
+  if (toDay <= fromDay) return figures;
+  const [counts, spend] = await Promise.all([
+    messageCountsByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
+    botSpendByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
+  ]);
+  for (const r of counts) {
+    const f = figures.get(r.day);
+    if (!f) continue;
+    if (r.direction === "inbound") f.inbound += r.n;
+    else {
+      f.outbound += r.n;
+      if (r.status === "sent") f.sent += r.n;
+      if (r.status === "failed") f.failed += r.n;
+      if (r.sender === "bot" && r.bot_outcome === "answer") f.botAnswers += r.n;
+      if (r.sender === "bot" && r.bot_outcome === "fallback") f.botFallbacks += r.n;
+    }
+  }
+  for (const s of spend) {
+    const f = figures.get(s.day);
+    if (f) f.creditsUsed = s.spent / 100;
+  }
+  return figures;
+}
+
+export async function dashboard(ctx: AppContext, accountId: string, days: number, now = Date.now()) {
+  const today = Math.floor(now / DAY_MS);
+  const first = today - days + 1;
+  const settledBefore = today - SETTLED_DAYS + 1;
+  const cached = await repo.cachedDays(ctx.db.kysely, accountId, first, settledBefore);
+  // Finished days not yet cached: counted once (in runs of consecutive days) and stored.
+  const missing: number[] = [];
+  for (let d = first; d < settledBefore; d++) if (!cached.has(d)) missing.push(d);
+  const computed = new Map<number, DayFigures>();
+  if (missing.length > 0) {
+    const fresh = await computeDays(ctx, accountId, missing[0]!, missing.at(-1)! + 1);
+    for (const d of missing) computed.set(d, fresh.get(d) ?? { ...EMPTY });
+    await ctx.db.write((trx) =>
+      repo.storeDays(
+        trx,
+        accountId,
+        missing.map((d) => ({ day: d, figures: JSON.stringify(computed.get(d)) })),
+        now,
+      ),
+    );
+  }
+  const live = await computeDays(ctx, accountId, Math.max(first, settledBefore), today + 1);
+  const series = [];
+  for (let d = first; d <= today; d++) {
+    const stored = cached.get(d);
+    const f = stored
+      ? ({ ...EMPTY, ...(JSON.parse(stored) as DayFigures) } as DayFigures)
+      : (computed.get(d) ?? live.get(d) ?? EMPTY);
+    series.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...f });
+  }
+  const total = series.reduce(
+    (t, d) => ({
+      inbound: t.inbound + d.inbound,
+      outbound: t.outbound + d.outbound,
+      sent: t.sent + d.sent,
+      failed: t.failed + d.failed,
+      botAnswers: t.botAnswers + d.botAnswers,
+      botFallbacks: t.botFallbacks + d.botFallbacks,
+      creditsUsed: Math.round((t.creditsUsed + d.creditsUsed) * 100) / 100,
+    }),
+    { ...EMPTY },
+  );
+  const delivered = total.sent + total.failed;
+  return {
+    days: series,
+    totals: {
+      ...total,
+      deliverySuccessRate: delivered === 0 ? null : Math.round((total.sent / delivered) * 1000) / 10,
+    },
+    waitingForPerson: await countWaitingForPerson(ctx.db.kysely, accountId),
+  };
+}

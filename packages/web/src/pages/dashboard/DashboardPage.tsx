@@ -1,0 +1,175 @@
+import { BarChart } from "@mantine/charts";
+import { Anchor, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "react-router";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { api } from "../../lib/api.ts";
+
+interface Day {
+  date: string;
+  inbound: number;
+  outbound: number;
+  sent: number;
+  failed: number;
+  botAnswers: number;
+  botFallbacks: number;
+  creditsUsed: number;
+}
+
+interface Dashboard {
+  days: Day[];
+  totals: Omit<Day, "date"> & { deliverySuccessRate: number | null };
+  waitingForPerson: number;
+}
+
+const shortDate = (iso: string) =>
+  new Date(`${iso}T00:00:00Z`).toLocaleDateString(undefined, {
+    month: "short",
+    day: "numeric",
+    timeZone: "UTC",
+  });
+
+function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
+  return (
+    <Paper withBorder p="md" radius="md">
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text fz={28} fw={700} lh={1.2}>
+        {value}
+      </Text>
+      {hint && (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function Chart({ title, summary, children }: { title: string; summary: string; children: React.ReactNode }) {
+  return (
+    <Paper withBorder p="md" radius="md" component="figure" m={0} aria-label={title}>
+      <Title order={2} size="h4" mb={4}>
+        {title}
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm" component="figcaption">
+        {summary}
+      </Text>
+      {children}
+    </Paper>
+  );
+}
+
+/** The first page after sign-in: the last 30 days at a glance, and who is waiting for a person. */
+export function DashboardPage() {
+  const data = useQuery({
+    queryKey: ["dashboard"],
+    queryFn: () => api<Dashboard>("GET", "/dashboard?days=30"),
+  });
+  if (data.isPending) return <LoadingState label="Loading the dashboard" />;
+  if (data.isError) return <ErrorState error={data.error} onRetry={() => void data.refetch()} />;
+  const { days, totals, waitingForPerson } = data.data;
+  const chartData = days.map((d) => ({ ...d, day: shortDate(d.date) }));
+  const today = days.at(-1);
+  return (
+    <Stack gap="md">
+      <Title order={1} size="h2">
+        Dashboard
+      </Title>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+        <Paper withBorder p="md" radius="md">
+          <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+            Waiting for a person
+          </Text>
+          <Text fz={28} fw={700} lh={1.2}>
+            {waitingForPerson}
+          </Text>
+          <Anchor component={Link} to="/inbox?humanAlert=true" size="sm">
+            Open them in the inbox
+          </Anchor>
+        </Paper>
+        <Stat
+          label="Messages, 30 days"
+          value={`${totals.inbound + totals.outbound}`}
+          hint={`${totals.inbound} in, ${totals.outbound} out · today ${(today?.inbound ?? 0) + (today?.outbound ?? 0)}`}
+        />
+        <Stat
+          label="Delivery success"
+          value={totals.deliverySuccessRate === null ? "—" : `${totals.deliverySuccessRate} %`}
+          hint={`${totals.sent} sent, ${totals.failed} failed`}
+        />
+        <Stat
+          label="Bot answers"
+          value={`${totals.botAnswers}`}
+          hint={`${totals.botFallbacks} fallbacks · ${totals.creditsUsed} credits used`}
+        />
+      </SimpleGrid>
+      <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        <Chart
+          title="Messages per day"
+          summary={`Incoming and outgoing messages, last 30 days (today: ${today?.inbound ?? 0} in, ${today?.outbound ?? 0} out).`}
+        >
+          <BarChart
+            h={220}
+            data={chartData}
+            dataKey="day"
+            series={[
+              { name: "inbound", label: "Incoming", color: "blue.8" },
+              { name: "outbound", label: "Outgoing", color: "teal.8" },
+            ]}
+            withLegend
+          />
+        </Chart>
+        <Chart
+          title="Deliveries per day"
+          summary="Replies your webhook accepted (sent) and refused (failed)."
+        >
+          <BarChart
+            h={220}
+            data={chartData}
+            dataKey="day"
+            type="stacked"
+            series={[
+              { name: "sent", label: "Sent", color: "green.8" },
+              { name: "failed", label: "Failed", color: "red.8" },
+            ]}
+            withLegend
+          />
+        </Chart>
+        <Chart
+          title="Bot answers and fallbacks"
+          summary="Replies the bot found in its knowledge against fallbacks that handed over to a person."
+        >
+          <BarChart
+            h={220}
+            data={chartData}
+            dataKey="day"
+            type="stacked"
+            series={[
+              { name: "botAnswers", label: "Answers", color: "violet.8" },
+              { name: "botFallbacks", label: "Fallbacks", color: "orange.8" },
+            ]}
+            withLegend
+          />
+        </Chart>
+        <Chart
+          title="Credits used per day"
+          summary={`Credits the bot's replies used: ${totals.creditsUsed} in 30 days.`}
+        >
+          <BarChart
+            h={220}
+            data={chartData}
+            dataKey="day"
+            series={[{ name: "creditsUsed", label: "Credits", color: "gray.8" }]}
+          />
+        </Chart>
+      </SimpleGrid>
+      <Group>
+        <Text size="xs" c="dimmed">
+          Days are UTC. Finished days are computed once and kept; the last two are counted live.
+        </Text>
+      </Group>
+    </Stack>
+  );
+}
