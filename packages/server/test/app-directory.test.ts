@@ -132,3 +132,30 @@ describe("app api: contacts and lists", () => {
     expect((await owner.req({ method: "GET", url: `/app/api/contacts/${c.id}` })).statusCode).toBe(404);
   });
 });
+
+describe("app api: the inbox filters by a contact's label", () => {
+  it("label= keeps the conversations whose contact carries the label", async () => {
+    const t = await startTestApp();
+    try {
+      const { acc, browser } = await ownerBrowser(t);
+      const { postIncoming, customData } = await import("./fixtures/incoming.ts");
+      await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "vip-1", body: "hi" }) });
+      await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "plain-1", body: "hi" }) });
+      const all = json<{ data: Array<{ contact: { id: string; fromId: string } }> }>(
+        await browser.req({ method: "GET", url: "/app/api/conversations" }),
+      );
+      const vip = all.data.find((c) => c.contact.fromId === "vip-1");
+      await browser.req({
+        method: "PATCH",
+        url: `/app/api/contacts/${vip?.contact.id}`,
+        payload: { labels: ["VIP"] },
+      });
+      const filtered = json<{ data: Array<{ contact: { fromId: string } }> }>(
+        await browser.req({ method: "GET", url: "/app/api/conversations?label=vip" }),
+      );
+      expect(filtered.data.map((c) => c.contact.fromId)).toEqual(["vip-1"]);
+    } finally {
+      await t.close();
+    }
+  });
+});

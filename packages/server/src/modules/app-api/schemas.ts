@@ -57,6 +57,7 @@ export const InboxQuery = Type.Object({
   channel: Type.Optional(Type.String({ maxLength: 200 })),
   campaignId: Type.Optional(Type.String({ maxLength: 64 })),
   q: Type.Optional(Type.String({ maxLength: 200 })),
+  label: Type.Optional(Type.String({ maxLength: 50, description: "The contact carries this label" })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: 50 })),
 });

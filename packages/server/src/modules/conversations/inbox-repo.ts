@@ -14,6 +14,8 @@ export interface InboxFilter {
   channel?: string | undefined;
   campaignId?: string | undefined;
   q?: string | undefined;
+  /** Conversations whose contact carries this label (labels are a JSON array on the contact). */
+  label?: string | undefined;
   /** Start after this (last_message_at, id). */
   after?: { at: number; id: string } | null;
   limit: number;
@@ -72,6 +74,10 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
   else if (f.assigneeId !== undefined) query = query.where("c.assignee_id", "=", f.assigneeId);
   if (f.channel) query = query.where("c.channel", "=", f.channel);
   if (f.campaignId) query = query.where("c.campaign_id", "=", f.campaignId);
+  if (f.label?.trim()) {
+    const p = likePattern(`"${f.label.trim()}"`);
+    query = query.where(sql<boolean>`lower(ct.labels) like ${p} escape '\\'`);
+  }
   if (f.q?.trim()) {
     const p = likePattern(f.q.trim());
     query = query.where(

@@ -81,6 +81,7 @@ export interface InboxQuery {
   channel?: string | undefined;
   campaignId?: string | undefined;
   q?: string | undefined;
+  label?: string | undefined;
   cursor?: string | undefined;
   limit?: number | undefined;
 }
@@ -114,6 +115,7 @@ export async function pageInbox(db: Db, accountId: string, userId: string, query
     channel: query.channel,
     campaignId: query.campaignId,
     q: query.q,
+    label: query.label,
     after: decodeInboxCursor(query.cursor),
     limit,
   });

@@ -19,7 +19,7 @@ import { api } from "../../lib/api.ts";
 import { shortTime } from "../../lib/format.ts";
 import { type Conversation, type ConversationPage, contactLabel, type Session } from "../../lib/types.ts";
 
-const FILTERS = ["status", "assignee", "humanAlert", "channel", "campaignId", "q"] as const;
+const FILTERS = ["status", "assignee", "humanAlert", "channel", "campaignId", "label", "q"] as const;
 
 function useFilters() {
   const [params, setParams] = useSearchParams();
@@ -39,7 +39,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
   const [q] = useDebouncedValue(filters.value("q"), 250);
   const query = new URLSearchParams();
   if (status !== "all") query.set("status", status);
-  for (const name of ["assignee", "humanAlert", "channel", "campaignId"] as const) {
+  for (const name of ["assignee", "humanAlert", "channel", "campaignId", "label"] as const) {
     const v = filters.value(name);
     if (v) query.set(name, v);
   }
@@ -116,6 +116,12 @@ export function ConversationList({ session, selectedId }: { session: Session; se
             clearable
           />
         </Group>
+        <TextInput
+          label="Contact label"
+          placeholder="For example vip"
+          value={filters.value("label")}
+          onChange={(e) => filters.set("label", e.currentTarget.value.trim())}
+        />
         <Checkbox
           label="Needs a human"
           checked={filters.value("humanAlert") === "true"}
