@@ -120,7 +120,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           label="Contact label"
           placeholder="For example vip"
           value={filters.value("label")}
-          onChange={(e) => filters.set("label", e.currentTarget.value.trim())}
+          onChange={(e) => filters.set("label", e.currentTarget.value)}
         />
         <Checkbox
           label="Needs a human"
