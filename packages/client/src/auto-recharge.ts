@@ -87,7 +87,9 @@ export class FileStore implements IdempotencyStore {
   async complete(key: string): Promise<void> {
     const fs = await import("node:fs/promises");
     const file = this.#file(key);
-    const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+    // Unique per call: two completions in one process within a millisecond must not share a temp file.
+    const { randomUUID } = await import("node:crypto");
+    const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
     await fs.writeFile(tmp, "done");
     await fs.rename(tmp, file);
   }
