@@ -13,7 +13,7 @@ import { createAuthHook } from "./modules/accounts/auth.ts";
 import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
 import { newSetupToken } from "./modules/accounts/users-repo.ts";
-import { registerWebApp } from "./modules/app-api/static.ts";
+import { isApiPath, registerWebApp } from "./modules/app-api/static.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
@@ -259,16 +259,23 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   // The web app (packages/web/dist) at /, its client-side routes answered with index.html.
   const webApp = await registerWebApp(app, options.webDist);
-  app.setNotFoundHandler(
-    (request, reply) =>
+  app.setNotFoundHandler((request, reply) => {
+    // The web app's wildcard route also receives the API URLs the router refused for a path segment
+    // past Fastify's maxParamLength (100): they keep their 414, as without the web app.
+    const path = request.url.split("?")[0] ?? "";
+    if (isApiPath(path) && path.split("/").some((segment) => segment.length > 100)) {
+      return sendError(request, reply, "URI_TOO_LONG", "A path segment of the URL is too long");
+    }
+    return (
       webApp(request, reply) ??
       sendError(
         request,
         reply,
         "NOT_FOUND",
         `No route for ${request.method} here; the API is described at /v1/openapi.json`,
-      ),
-  );
+      )
+    );
+  });
 
   await app.ready();
 

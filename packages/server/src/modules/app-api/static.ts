@@ -17,7 +17,7 @@ const NOT_BUILT = `<!doctype html>
 packages/web) or <code>npm run build -w @parley/web</code>, then reload. The API is at <a href="/docs">/docs</a>.</p></main></body></html>
 `;
 
-function isApiPath(url: string): boolean {
+export function isApiPath(url: string): boolean {
   const p = url.split("?")[0] ?? "";
   return p === "/v1" || p === "/app/api" || API_PREFIXES.some((prefix) => p.startsWith(prefix));
 }
