@@ -60,6 +60,8 @@ interface Call {
   params?: PathParams;
   query?: Query;
   body?: unknown;
+  /** A text/csv body (contact imports) instead of JSON. */
+  csv?: string | Uint8Array;
   headers?: Record<string, string>;
   options?: GrantOptions;
   raw?: boolean;
@@ -143,6 +145,24 @@ export class Parley {
       this.#call("replaceContact", { params: { contactId }, body, options: o }),
     messages: (contactId: string, query?: QueryParams<"listContactMessages">, o?: RequestOptions) =>
       this.#call("listContactMessages", { params: { contactId }, query, options: o }),
+  };
+
+  readonly imports = {
+    /** POST /v1/contacts/imports: a CSV file (UTF-8, a header row); 202 with the import, then poll get(). */
+    create: (csv: string | Uint8Array, query?: QueryParams<"createContactImport">, o?: RequestOptions) =>
+      this.#call("createContactImport", { csv, query, options: o }),
+    /** GET /v1/contacts/imports/{id}: status and progress (total, done, created, updated, rejected). */
+    get: (importId: string, o?: RequestOptions) =>
+      this.#call("getContactImport", { params: { importId }, options: o }),
+    /** GET /v1/contacts/imports/{id}/rejected: the rejected rows as CSV text, with a reason each. */
+    rejected: async (importId: string, o?: RequestOptions): Promise<string> => {
+      const res = (await this.#call("getContactImportRejected", {
+        params: { importId },
+        options: o,
+        raw: true,
+      })) as unknown as Response;
+      return res.text();
+    },
   };
 
   readonly lists = {
@@ -281,8 +301,11 @@ export class Parley {
     const headers: Record<string, string> = { accept: "application/json", ...call.headers };
     if (this.#keyIn === "query" && !spec.headerKeyOnly) query.apiKey = this.#apiKey;
     else headers["x-api-key"] = this.#apiKey;
-    let body: string | undefined;
-    if (call.body !== undefined) {
+    let body: BodyInit | undefined;
+    if (call.csv !== undefined) {
+      body = call.csv as BodyInit;
+      headers["content-type"] = "text/csv";
+    } else if (call.body !== undefined) {
       body = JSON.stringify(call.body);
       headers["content-type"] = "application/json";
     }

@@ -23,6 +23,14 @@ export const OPERATIONS = {
   getContact: { method: "get", path: "/v1/contacts/{contactId}", idempotent: true },
   updateContact: { method: "patch", path: "/v1/contacts/{contactId}", idempotent: false },
   replaceContact: { method: "put", path: "/v1/contacts/{contactId}", idempotent: false },
+  // A repeat creates another import of the same file, which creates nothing new (rows are upserted).
+  createContactImport: { method: "post", path: "/v1/contacts/imports", idempotent: false },
+  getContactImport: { method: "get", path: "/v1/contacts/imports/{importId}", idempotent: true },
+  getContactImportRejected: {
+    method: "get",
+    path: "/v1/contacts/imports/{importId}/rejected",
+    idempotent: true,
+  },
   deleteContact: { method: "delete", path: "/v1/contacts/{contactId}", idempotent: true },
   listContactMessages: { method: "get", path: "/v1/contacts/{contactId}/messages", idempotent: true },
   createList: { method: "post", path: "/v1/lists", idempotent: false },
@@ -110,5 +118,8 @@ export type QueryParams<K extends OperationId> =
 /** The JSON body of the operation's success answer (200 or 201). */
 export type ResponseBody<K extends OperationId> =
   Op<K> extends { responses: infer R }
-    ? (R extends { 200: infer S } ? JsonOf<S> : never) | (R extends { 201: infer S } ? JsonOf<S> : never)
+    ?
+        | (R extends { 200: infer S } ? JsonOf<S> : never)
+        | (R extends { 201: infer S } ? JsonOf<S> : never)
+        | (R extends { 202: infer S } ? JsonOf<S> : never)
     : never;

@@ -126,6 +126,22 @@ describe("Parley client against a real server", () => {
     expect(await parley.lists.get(list.id).catch((e) => e)).toMatchObject({ status: 404 });
   });
 
+  it("imports contacts from a CSV and reads the rejected rows", async () => {
+    const created = await parley.imports.create("Phone,Name\n+14155550177,Imp\n4155550178,Bad\n", {
+      fileName: "sdk.csv",
+    });
+    expect(created).toMatchObject({ status: "running", total: 2 });
+    let imp = await parley.imports.get(created.importId);
+    for (let i = 0; i < 100 && imp.status === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      imp = await parley.imports.get(created.importId);
+    }
+    expect(imp).toMatchObject({ status: "done", created: 1, rejected: 1 });
+    expect(await parley.imports.rejected(created.importId)).toMatch(
+      /^Phone,Name,row,reason\n4155550178,Bad,2,/,
+    );
+  });
+
   it("lists, labels and deletes contacts", async () => {
     const c = await parley.contacts.create({ email: "labelled@example.com", labels: ["sdk"] });
     const page = await parley.contacts.list({ label: "sdk" });

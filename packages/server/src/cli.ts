@@ -141,7 +141,17 @@ async function main(argv: string[]): Promise<void> {
   const command = twoWords ?? commands.get(first);
   if (!command) fail(`unknown command "${name}"\n\n${USAGE}`, 2);
   const args = argv.slice(twoWords ? 2 : 1);
-  const { values } = parseArgs({ args, options: command.options, strict: true });
+  const parsed = parseArgs({
+    args,
+    options: command.options,
+    strict: true,
+    allowPositionals: command.positional !== undefined,
+  });
+  const values: Record<string, string | boolean | undefined> = { ...parsed.values };
+  if (command.positional) {
+    if (parsed.positionals.length > 1) fail(`one ${command.positional} only`, 2);
+    values[command.positional] = parsed.positionals[0];
+  }
   if (command.withoutDatabase) {
     print(
       await command.run(values as Record<string, string | boolean | undefined>, { config } as AppContext),

@@ -73,6 +73,8 @@ export interface CliCommand {
   options: Record<string, { type: "string" | "boolean"; short?: string }>;
   /** Runs before any database is opened or migrated (backup, restore): only ctx.config is set. */
   withoutDatabase?: boolean;
+  /** The name under which the command's one positional argument reaches `run` (`contacts import FILE`). */
+  positional?: string;
   run(values: CliValues, ctx: AppContext): Promise<unknown>;
 }
 

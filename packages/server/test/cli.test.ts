@@ -22,6 +22,9 @@ describe("parley CLI", () => {
       "004_drop_message_conversation_index",
       "005_delivery_attempt_details",
       "006_web_app",
+      "009_contact_labels",
+      "010_dashboard",
+      "011_imports",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -35,6 +35,9 @@ describe("migrations", () => {
         "004_drop_message_conversation_index",
         "005_delivery_attempt_details",
         "006_web_app",
+        "009_contact_labels",
+        "010_dashboard",
+        "011_imports",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -26,6 +26,8 @@ const OWNER: Record<string, string> = {
   idempotency_keys: "credits",
   jobs: "platform",
   dashboard_days: "reports",
+  imports: "imports",
+  import_rejections: "imports",
 };
 
 function sourceFiles(dir: string): string[] {

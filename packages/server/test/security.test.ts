@@ -37,6 +37,15 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/contacts/${w.b.contactId}`,
     body: () => ({ firstName: "Mallory" }),
   },
+  "POST /v1/contacts/imports": key,
+  "GET /v1/contacts/imports/:importId": {
+    auth: "key",
+    foreign: (w) => `/v1/contacts/imports/${w.b.importId}`,
+  },
+  "GET /v1/contacts/imports/:importId/rejected": {
+    auth: "key",
+    foreign: (w) => `/v1/contacts/imports/${w.b.importId}/rejected`,
+  },
   "DELETE /v1/contacts/:contactId": { auth: "key", foreign: (w) => `/v1/contacts/${w.b.contactId}` },
   "GET /v1/contacts/:contactId/messages": {
     auth: "key",

@@ -14,6 +14,7 @@ export interface Tenant {
   inboundMessageId: string;
   outboundMessageId: string;
   campaignId: string;
+  importId: string;
 }
 
 export interface Agency {
@@ -85,6 +86,13 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
   const campaign = await call<{ id: string }>(t, "POST", "/v1/campaigns", acc.apiKey, {
     name: `campaign ${n}`,
   });
+  const upload = await t.inject({
+    method: "POST",
+    url: `/v1/contacts/imports?apiKey=${acc.apiKey}`,
+    headers: { "content-type": "text/csv" },
+    payload: `Phone,Name\n${phone},Imported\n`,
+  });
+  const imported = json<{ importId: string }>(upload);
   return {
     accountId: acc.accountId,
     apiKey: acc.apiKey,
@@ -96,6 +104,7 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     inboundMessageId: inbound.messageId,
     outboundMessageId: sent.messageId,
     campaignId: campaign.id,
+    importId: imported.importId,
   };
 }
 

@@ -7,6 +7,7 @@ import { contactsModule } from "./contacts/index.ts";
 import { conversationsModule } from "./conversations/index.ts";
 import { creditsModule } from "./credits/index.ts";
 import { deliveryModule } from "./delivery/index.ts";
+import { importsModule } from "./imports/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
 import { operationsModule } from "./operations/index.ts";
@@ -22,6 +23,7 @@ export const MODULES: Module[] = [
   botModule,
   creditsModule,
   reportsModule,
+  importsModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

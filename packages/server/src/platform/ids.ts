@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   campaign: "cmp",
   creditTransaction: "ctx",
   event: "evt",
+  import: "imp",
   request: "req",
 } as const;
 

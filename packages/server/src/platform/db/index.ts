@@ -22,6 +22,7 @@ import * as m005 from "./migrations/005_delivery_attempt_details.ts";
 import * as m006 from "./migrations/006_web_app.ts";
 import * as m009 from "./migrations/009_contact_labels.ts";
 import * as m010 from "./migrations/010_dashboard.ts";
+import * as m011 from "./migrations/011_imports.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "006_web_app": m006,
   "009_contact_labels": m009,
   "010_dashboard": m010,
+  "011_imports": m011,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -268,6 +268,8 @@ export interface Database {
   lists: ListsTable;
   list_members: ListMembersTable;
   dashboard_days: DashboardDaysTable;
+  imports: ImportsTable;
+  import_rejections: ImportRejectionsTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
@@ -301,3 +303,37 @@ export interface DashboardDaysTable {
   figures: string;
   computed_at: number;
 }
+
+export interface ImportsTable {
+  id: string;
+  account_id: string;
+  status: "running" | "done" | "failed";
+  file_name: string | null;
+  list_id: string | null;
+  /** The file's header row (JSON array). */
+  header: string;
+  /** Column name -> contact field (JSON object). */
+  mapping: string;
+  total: number;
+  done: number;
+  created: number;
+  updated: number;
+  rejected: number;
+  /** Where the next slice starts in the stored file. */
+  byte_offset: number;
+  error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ImportRejectionsTable {
+  import_id: string;
+  account_id: string;
+  /** 1 = the first data row (the header is row 0). */
+  row_number: number;
+  reason: string;
+  /** The row as parsed (JSON array of its cells). */
+  record: string;
+}
+
+export type ImportRow = Selectable<ImportsTable>;

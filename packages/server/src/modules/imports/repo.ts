@@ -1,0 +1,80 @@
+// Imports SQL. Every function takes the account id first; another account's import is never seen.
+import type { Kysely, Transaction } from "kysely";
+import type { Database, ImportRow } from "../../platform/db/schema.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+export async function insertImport(db: Q, row: ImportRow): Promise<void> {
+  await db.insertInto("imports").values(row).execute();
+}
+
+export async function findImport(db: Q, accountId: string, importId: string): Promise<ImportRow | undefined> {
+  return db
+    .selectFrom("imports")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", importId)
+    .executeTakeFirst();
+}
+
+export async function recentImports(db: Q, accountId: string, limit: number): Promise<ImportRow[]> {
+  return db
+    .selectFrom("imports")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+}
+
+export async function saveProgress(
+  db: Q,
+  accountId: string,
+  importId: string,
+  progress: Pick<ImportRow, "done" | "created" | "updated" | "rejected" | "byte_offset" | "status" | "error">,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable("imports")
+    .set({ ...progress, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", importId)
+    .execute();
+}
+
+export async function insertRejections(
+  db: Q,
+  accountId: string,
+  importId: string,
+  rows: Array<{ rowNumber: number; reason: string; record: string[] }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto("import_rejections")
+    .values(
+      rows.map((r) => ({
+        import_id: importId,
+        account_id: accountId,
+        row_number: r.rowNumber,
+        reason: r.reason,
+        record: JSON.stringify(r.record),
+      })),
+    )
+    // A slice that runs again after a crash writes the same rows: keep the first.
+    .onConflict((oc) => oc.columns(["import_id", "row_number"]).doNothing())
+    .execute();
+}
+
+export async function rejectionsOf(
+  db: Q,
+  accountId: string,
+  importId: string,
+): Promise<Array<{ row_number: number; reason: string; record: string }>> {
+  return db
+    .selectFrom("import_rejections")
+    .select(["row_number", "reason", "record"])
+    .where("account_id", "=", accountId)
+    .where("import_id", "=", importId)
+    .orderBy("row_number")
+    .execute();
+}

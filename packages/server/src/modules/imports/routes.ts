@@ -1,0 +1,128 @@
+// Import endpoints (extension): upload a CSV (text/csv body) to import contacts in the background,
+// follow its progress, download the rejected rows. The web app's door has the same routes under
+// /app/api/imports (app-api/import-routes.ts).
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import { errorResponses } from "../../platform/http/openapi.ts";
+import { type App, accountOf } from "../../platform/http/types.ts";
+import { MAX_IMPORT_BYTES } from "./csv.ts";
+import { createImport, importView, rejectedCsv, requireImport } from "./service.ts";
+
+export const ImportQuery = Type.Object({
+  listId: Type.Optional(
+    Type.String({ maxLength: 64, description: "Add every imported contact to this list" }),
+  ),
+  map: Type.Optional(
+    Type.String({
+      maxLength: 2000,
+      description:
+        "column=field pairs over the guess from the header, comma-separated; fields: firstName, lastName, " +
+        "phone, email, externalId (the custom channel id, a contact's fromId), labels (split on ; or |)",
+    }),
+  ),
+  fileName: Type.Optional(Type.String({ maxLength: 255 })),
+});
+
+export const ImportJson = Type.Object({
+  importId: Type.String(),
+  status: Type.Union([Type.Literal("running"), Type.Literal("done"), Type.Literal("failed")]),
+  fileName: Type.Union([Type.String(), Type.Null()]),
+  listId: Type.Union([Type.String(), Type.Null()]),
+  mapping: Type.Record(Type.String(), Type.String()),
+  total: Type.Integer({ description: "Data rows in the file" }),
+  done: Type.Integer(),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  rejected: Type.Integer(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const ImportParams = Type.Object({ importId: Type.String({ maxLength: 64 }) });
+
+/** text/csv bodies as bytes (checked for UTF-8 and CSV by the service), for the routes of `scope`. */
+export function acceptCsv(scope: App): void {
+  scope.addContentTypeParser(
+    "text/csv",
+    { parseAs: "buffer", bodyLimit: MAX_IMPORT_BYTES },
+    (_req, body, done) => done(null, body),
+  );
+}
+
+export function importRoutes(app: App, ctx: AppContext): void {
+  // A scope of its own: text/csv is accepted by these routes only (everything else stays JSON-only).
+  app.register(async (plain) => {
+    const scope = plain as unknown as App;
+    acceptCsv(scope);
+    scope.post(
+      "/v1/contacts/imports",
+      {
+        bodyLimit: MAX_IMPORT_BYTES,
+        schema: {
+          operationId: "createContactImport",
+          summary: "Import contacts from a CSV file (extension)",
+          description:
+            "Body: the CSV file (Content-Type: text/csv, UTF-8, a header row, at most 50 MB). Columns are " +
+            "mapped to contact fields by their names (First name, Last name, Phone, Email, From id / custom " +
+            "channel id, Labels) or by `map`. Each row is checked like POST /v1/contacts (a phone needs its " +
+            "country code) and creates or updates a contact (dedupe by phone, then custom channel id, then " +
+            "e-mail); running the same file again creates nothing new. The work runs in the background: " +
+            "202 with the import, then GET it for progress. Errors: VALIDATION_ERROR (400: not UTF-8, " +
+            "binary, no header row, a row longer than the header, no identifying column), " +
+            "LIST_NOT_FOUND (404), 413, 415.",
+          tags: ["contacts"],
+          querystring: ImportQuery,
+          response: { 202: ImportJson, ...errorResponses(400, 401, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { preview: _sample, ...created } = await createImport(ctx, accountOf(request).id, {
+          bytes: request.body as Buffer,
+          listId: request.query.listId ?? null,
+          map: request.query.map ?? null,
+          fileName: request.query.fileName ?? null,
+        });
+        return reply.code(202).send(created);
+      },
+    );
+  });
+
+  app.get(
+    "/v1/contacts/imports/:importId",
+    {
+      schema: {
+        operationId: "getContactImport",
+        summary: "An import's progress (extension)",
+        description: "Errors: NOT_FOUND (404), also for another account's import.",
+        tags: ["contacts"],
+        params: ImportParams,
+        response: { 200: ImportJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => importView(await requireImport(ctx, accountOf(request).id, request.params.importId)),
+  );
+
+  app.get(
+    "/v1/contacts/imports/:importId/rejected",
+    {
+      schema: {
+        operationId: "getContactImportRejected",
+        summary: "An import's rejected rows, as CSV (extension)",
+        description:
+          "The file's columns, then `row` (1 = the first data row) and `reason`. Errors: NOT_FOUND (404).",
+        tags: ["contacts"],
+        params: ImportParams,
+        produces: ["text/csv"],
+        response: { 200: { type: "string", description: "text/csv" }, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const csv = await rejectedCsv(ctx, accountOf(request).id, request.params.importId);
+      return reply
+        .type("text/csv; charset=utf-8")
+        .header("content-disposition", `attachment; filename="rejected-${request.params.importId}.csv"`)
+        .send(csv);
+    },
+  );
+}

@@ -1,0 +1,275 @@
+// CSV contact imports: an upload is checked and stored, then processed by a background job in slices
+// of rows. Each slice upserts its contacts (dedupe by phone, then fromId, then e-mail), adds them to
+// the list, and records its progress, its rejected rows and, when rows remain, the next slice's job,
+// all in one transaction: a crash repeats at most the slice it interrupted, and nothing twice.
+import { createReadStream } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { parse } from "csv-parse";
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import type { ImportRow } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import { newId } from "../../platform/ids.ts";
+import { defineJob, enqueueJobs, type JobContext, type JobResult } from "../../platform/jobs.ts";
+import { iso } from "../../platform/text.ts";
+import * as contacts from "../contacts/repo.ts";
+import { labelsOf, parseEmail, parseLabels, parsePhone } from "../contacts/service.ts";
+import { addMember } from "../lists/repo.ts";
+import { requireList } from "../lists/service.ts";
+import { checkMapping, guessMapping, type Mapping, parseMappingText, scanCsv } from "./csv.ts";
+import * as repo from "./repo.ts";
+
+/** Rows per slice: one transaction, well within a job's lease. */
+export const SLICE_ROWS = 2000;
+
+export const importJob = defineJob(
+  "contacts.import",
+  Type.Object({ importId: Type.String({ minLength: 1 }) }),
+  {
+    subject: (p) => p.importId,
+  },
+);
+
+function fileOf(ctx: Pick<AppContext, "config">, importId: string): string {
+  return path.join(ctx.config.dataDir, "imports", `${importId}.csv`);
+}
+
+export function importView(r: ImportRow) {
+  return {
+    importId: r.id,
+    status: r.status,
+    fileName: r.file_name,
+    listId: r.list_id,
+    mapping: JSON.parse(r.mapping) as Mapping,
+    total: r.total,
+    done: r.done,
+    created: r.created,
+    updated: r.updated,
+    rejected: r.rejected,
+    error: r.error,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  };
+}
+
+export interface NewImport {
+  bytes: Buffer;
+  fileName?: string | null;
+  listId?: string | null;
+  /** `column=field,…` over the guess from the header. */
+  map?: string | null;
+}
+
+/** Checks and stores the file, records the import, queues its first slice. */
+export async function createImport(ctx: AppContext, accountId: string, input: NewImport) {
+  const scanned = await scanCsv(input.bytes);
+  const mapping = {
+    ...guessMapping(scanned.header),
+    ...(input.map ? parseMappingText(input.map, scanned.header) : {}),
+  };
+  checkMapping(mapping, scanned.header);
+  if (input.listId) await requireList(ctx.db, accountId, input.listId);
+  const id = newId("import");
+  const file = fileOf(ctx, id);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, input.bytes);
+  const now = Date.now();
+  const row: ImportRow = {
+    id,
+    account_id: accountId,
+    status: scanned.total === 0 ? "done" : "running",
+    file_name: input.fileName ?? null,
+    list_id: input.listId ?? null,
+    header: JSON.stringify(scanned.header),
+    mapping: JSON.stringify(mapping),
+    total: scanned.total,
+    done: 0,
+    created: 0,
+    updated: 0,
+    rejected: 0,
+    byte_offset: scanned.dataOffset,
+    error: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.write(async (trx) => {
+    await repo.insertImport(trx, row);
+    if (row.status === "running") await enqueueJobs(trx, [importJob.create({ importId: id }, { accountId })]);
+  });
+  return { ...importView(row), preview: scanned.sample };
+}
+
+export async function requireImport(
+  ctx: AppContext,
+  accountId: string,
+  importId: string,
+): Promise<ImportRow> {
+  const row = await repo.findImport(ctx.db.kysely, accountId, importId);
+  if (!row) throw new AppError("NOT_FOUND", `No import ${importId} in this account`);
+  return row;
+}
+
+/** The next `limit` records from `offset`, and where the one after them starts. */
+async function readSlice(file: string, offset: number, limit: number) {
+  const records: string[][] = [];
+  let end = offset;
+  const stream = createReadStream(file, { start: offset });
+  const parser = stream.pipe(
+    parse({ skip_empty_lines: true, relax_column_count_less: true, info: true, trim: true }),
+  );
+  let more = false;
+  for await (const r of parser) {
+    const { record, info } = r as { record: string[]; info: { bytes: number } };
+    if (records.length === limit) {
+      more = true;
+      break;
+    }
+    records.push(record);
+    end = offset + info.bytes;
+  }
+  stream.destroy();
+  return { records, end, more };
+}
+
+type Outcome = "created" | "updated" | "unchanged";
+
+/** One row: validated with the rules of POST /v1/contacts, then created or updated. */
+async function upsertRow(
+  trx: Parameters<typeof contacts.findContactByPhone>[0],
+  accountId: string,
+  fields: Partial<Record<string, string>>,
+): Promise<{ contactId: string; outcome: Outcome }> {
+  const given = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
+  const rawPhone = given(fields.phone);
+  const rawEmail = given(fields.email);
+  const externalId = given(fields.externalId);
+  if (!rawPhone && !rawEmail && !externalId)
+    throw new AppError("MISSING_IDENTIFIER", "no phone, email or custom channel id");
+  const phone = rawPhone ? parsePhone(rawPhone) : null;
+  const email = rawEmail ? parseEmail(rawEmail) : null;
+  const labels = fields.labels ? parseLabels(fields.labels.split(/[;|]/)) : [];
+  const firstName = given(fields.firstName);
+  const lastName = given(fields.lastName);
+  const existing =
+    (phone ? await contacts.findContactByPhone(trx, accountId, phone) : undefined) ??
+    (externalId ? await contacts.findContactByExternalId(trx, accountId, externalId) : undefined) ??
+    (!phone && email ? await contacts.findContactByEmail(trx, accountId, email) : undefined);
+  const now = Date.now();
+  if (!existing) {
+    const id = newId("contact");
+    const inserted = await contacts.insertContactIfAbsent(trx, accountId, {
+      id,
+      first_name: firstName,
+      last_name: lastName,
+      phone,
+      email,
+      external_id: externalId,
+      bot_active: 1,
+      labels: JSON.stringify(labels),
+      created_at: now,
+      updated_at: now,
+    });
+    if (!inserted)
+      throw new AppError("CONTACT_EXISTS", "another contact already holds this phone or custom channel id");
+    return { contactId: id, outcome: "created" };
+  }
+  // Fill in what the file gives and the contact lacks or has differently; labels are added.
+  const patch: contacts.ContactPatch = {};
+  if (firstName && firstName !== existing.first_name) patch.first_name = firstName;
+  if (lastName && lastName !== existing.last_name) patch.last_name = lastName;
+  if (email && email !== existing.email) patch.email = email;
+  if (phone && existing.phone === null) patch.phone = phone;
+  if (externalId && existing.external_id === null) patch.external_id = externalId;
+  const had = labelsOf(existing);
+  const merged = [...had, ...labels.filter((l) => !had.some((h) => h.toLowerCase() === l.toLowerCase()))];
+  if (merged.length !== had.length) patch.labels = JSON.stringify(parseLabels(merged));
+  if (Object.keys(patch).length === 0) return { contactId: existing.id, outcome: "unchanged" };
+  patch.updated_at = Math.max(now, existing.updated_at);
+  await contacts.updateContact(trx, accountId, existing.id, patch);
+  return { contactId: existing.id, outcome: "updated" };
+}
+
+/** Processes the next slice of an import; answers whether rows remain. */
+export async function runSlice(ctx: AppContext, accountId: string, importId: string, enqueueNext = true) {
+  const imp = await repo.findImport(ctx.db.kysely, accountId, importId);
+  if (imp?.status !== "running") return false;
+  const header = JSON.parse(imp.header) as string[];
+  const mapping = JSON.parse(imp.mapping) as Mapping;
+  let slice: Awaited<ReturnType<typeof readSlice>>;
+  try {
+    slice = await readSlice(fileOf(ctx, importId), imp.byte_offset, SLICE_ROWS);
+  } catch (err) {
+    // The stored file is gone or unreadable (another node without the shared DATA_DIR, a disk error).
+    const message = err instanceof Error ? err.message : String(err);
+    await ctx.db.write((trx) =>
+      repo.saveProgress(
+        trx,
+        accountId,
+        importId,
+        { ...imp, status: "failed", error: `the file could not be read: ${message}` },
+        Date.now(),
+      ),
+    );
+    return false;
+  }
+  await ctx.db.write(async (trx) => {
+    const counts = { created: imp.created, updated: imp.updated, rejected: imp.rejected };
+    const rejections: Array<{ rowNumber: number; reason: string; record: string[] }> = [];
+    for (const [i, record] of slice.records.entries()) {
+      const rowNumber = imp.done + i + 1;
+      const fields: Partial<Record<string, string>> = {};
+      for (const [column, field] of Object.entries(mapping)) fields[field] = record[header.indexOf(column)];
+      try {
+        const { contactId, outcome } = await upsertRow(trx, accountId, fields);
+        if (outcome === "created") counts.created++;
+        if (outcome === "updated") counts.updated++;
+        if (imp.list_id) await addMember(trx, accountId, imp.list_id, contactId);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        counts.rejected++;
+        rejections.push({ rowNumber, reason: err.message, record });
+      }
+    }
+    await repo.insertRejections(trx, accountId, importId, rejections);
+    const finished = !slice.more;
+    await repo.saveProgress(
+      trx,
+      accountId,
+      importId,
+      {
+        ...counts,
+        done: imp.done + slice.records.length,
+        byte_offset: slice.end,
+        status: finished ? "done" : "running",
+        error: null,
+      },
+      Date.now(),
+    );
+    if (!finished && enqueueNext) await enqueueJobs(trx, [importJob.create({ importId }, { accountId })]);
+  });
+  return slice.more;
+}
+
+export function importHandler(ctx: AppContext) {
+  return async (payload: { importId: string }, job: JobContext): Promise<JobResult> => {
+    if (!job.accountId) return { dead: true, error: "contacts.import job without an account" };
+    await runSlice(ctx, job.accountId, payload.importId);
+    return undefined;
+  };
+}
+
+/** The rejected rows as CSV: the file's columns, then the row number and the reason. */
+export async function rejectedCsv(ctx: AppContext, accountId: string, importId: string): Promise<string> {
+  const imp = await requireImport(ctx, accountId, importId);
+  const header = JSON.parse(imp.header) as string[];
+  const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  const lines = [[...header, "row", "reason"].map(cell).join(",")];
+  for (const r of await repo.rejectionsOf(ctx.db.kysely, accountId, importId)) {
+    const record = JSON.parse(r.record) as string[];
+    lines.push(
+      [...header.map((_, i) => record[i] ?? ""), String(r.row_number), r.reason].map(cell).join(","),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
