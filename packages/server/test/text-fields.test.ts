@@ -55,7 +55,9 @@ describe("NUL and lone surrogates are refused on every text field", () => {
     // A JSON value with one bad string planted at a random place (a key or a value, any depth).
     const body = fc
       .tuple(
-        fc.jsonValue({ maxDepth: 3 }),
+        // Without "__proto__"/"constructor" keys: the JSON parser refuses those first (prototype
+        // poisoning), with its own message, which is right but not what this property is about.
+        fc.jsonValue({ maxDepth: 3 }).filter((v) => !/"(__proto__|constructor)"\s*:/.test(JSON.stringify(v))),
         fc.string({ maxLength: 8 }),
         BAD,
         fc.string({ maxLength: 8 }),
