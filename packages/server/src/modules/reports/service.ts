@@ -13,6 +13,10 @@ import * as repo from "./repo.ts";
 
 const DAY_MS = 86_400_000;
 const SETTLED_DAYS = 2;
+/** The live days of an account are counted at most this often per process (a dashboard open in
+ * several tabs, refreshed, or polled, costs one count). */
+const LIVE_TTL_MS = 15_000;
+const LIVE_CACHE_SIZE = 1000;
 export const MAX_DAYS = 90;
 
 export interface DayFigures {
@@ -68,6 +72,22 @@ async function computeDays(
   return figures;
 }
 
+/** The last days' figures, counted live, kept LIVE_TTL_MS per account in this process. */
+async function liveDays(ctx: AppContext, accountId: string, from: number, to: number, now: number) {
+  const cache = ctx.caches.get(
+    "reports.live",
+    () => new Map<string, { at: number; key: string; days: Map<number, DayFigures> }>(),
+  );
+  const key = `${from}:${to}`;
+  const hit = cache.get(accountId);
+  if (hit && hit.key === key && now - hit.at < LIVE_TTL_MS && now >= hit.at) return hit.days;
+  const days = await computeDays(ctx, accountId, from, to);
+  cache.delete(accountId);
+  cache.set(accountId, { at: now, key, days });
+  if (cache.size > LIVE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return days;
+}
+
 export async function dashboard(ctx: AppContext, accountId: string, days: number, now = Date.now()) {
   const today = Math.floor(now / DAY_MS);
   const first = today - days + 1;
@@ -89,7 +109,7 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
       ),
     );
   }
-  const live = await computeDays(ctx, accountId, Math.max(first, settledBefore), today + 1);
+  const live = await liveDays(ctx, accountId, Math.max(first, settledBefore), today + 1, now);
   const series = [];
   for (let d = first; d <= today; d++) {
     const stored = cached.get(d);
