@@ -159,3 +159,65 @@ describe("app api: the inbox filters by a contact's label", () => {
     }
   });
 });
+
+describe("app api: CSV imports", () => {
+  it("previews with the guessed mapping, imports, shows progress and the rejected rows; session, CSRF and tenant checks", async () => {
+    const t = await startTestApp();
+    try {
+      const { browser } = await ownerBrowser(t);
+      const csv = "Given name,Mobile,E-mail\nAda,+14155550161,ada@example.com\nBob,4155550162,\n";
+      const preview = await browser.req({
+        method: "POST",
+        url: "/app/api/imports/preview",
+        headers: { "content-type": "text/csv" },
+        payload: csv,
+      });
+      expect(json(preview)).toEqual({
+        header: ["Given name", "Mobile", "E-mail"],
+        mapping: { "Given name": "firstName", Mobile: "phone", "E-mail": "email" },
+        sample: [
+          ["Ada", "+14155550161", "ada@example.com"],
+          ["Bob", "4155550162", ""],
+        ],
+        total: 2,
+      });
+      const noCsrf = await browser.req({
+        method: "POST",
+        url: "/app/api/imports",
+        headers: { "content-type": "text/csv" },
+        payload: csv,
+        csrf: false,
+      });
+      expect(errorCode(noCsrf)).toBe("CSRF_FAILED");
+      const started = await browser.req({
+        method: "POST",
+        url: "/app/api/imports?fileName=people.csv",
+        headers: { "content-type": "text/csv" },
+        payload: csv,
+      });
+      expect(started.statusCode, started.body).toBe(202);
+      const { importId } = json<{ importId: string }>(started);
+      await t.parley.worker.drain();
+      const done = json(await browser.req({ method: "GET", url: `/app/api/imports/${importId}` }));
+      expect(done).toMatchObject({
+        status: "done",
+        total: 2,
+        created: 1,
+        rejected: 1,
+        fileName: "people.csv",
+      });
+      const rejected = await browser.req({ method: "GET", url: `/app/api/imports/${importId}/rejected` });
+      expect(rejected.body).toMatch(/^Given name,Mobile,E-mail,row,reason\nBob,4155550162,,2,/);
+      const stranger = (await ownerBrowser(t)).browser;
+      expect((await stranger.req({ method: "GET", url: `/app/api/imports/${importId}` })).statusCode).toBe(
+        404,
+      );
+      expect(
+        (await stranger.req({ method: "GET", url: `/app/api/imports/${importId}/rejected` })).statusCode,
+      ).toBe(404);
+      expect((await t.inject({ method: "GET", url: `/app/api/imports/${importId}` })).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,5 +1,7 @@
-import os from "node:os";
 // The web app, part 2: contacts, lists and campaigns, clicked through in Chromium against a real `parley serve`.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -201,5 +203,29 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await agencyPage.getByRole("table", { name: "Sub-accounts" }).getByText("40").waitFor();
     await expectAccessible(agencyPage, "agency");
     await agencyPage.context().close();
+  });
+
+  it("imports a CSV from the Contacts page with live progress and the rejected rows", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "parley-e2e-import-")), "customers.csv");
+    fs.writeFileSync(
+      file,
+      "First name,Last name,Mobile,Email\nLin,Park,+14155550201,lin@example.com\nSam,Ortiz,+14155550202,\nNo,Code,4155550203,\nKai,Lee,,kai@example.com\n",
+    );
+    await page.getByRole("link", { name: "Contacts", exact: true }).click();
+    await page.getByRole("button", { name: "Import contacts" }).click();
+    const dialog = page.getByRole("dialog", { name: "Import contacts" });
+    await dialog.locator('input[type="file"]').setInputFiles(file);
+    const table = dialog.getByRole("table", { name: "Column mapping and first rows" });
+    await table.getByText("lin@example.com").waitFor();
+    // The guess: Mobile is the phone.
+    expect(await dialog.getByRole("combobox", { name: "Mobile" }).inputValue()).toBe("Phone");
+    await expectAccessible(page, "import preview");
+    await dialog.getByRole("button", { name: "Start import" }).click();
+    await dialog.getByText("Import finished: 4 of 4 rows").waitFor();
+    await dialog.getByText("Created 3, updated 0, rejected 1").waitFor();
+    await dialog.getByRole("link", { name: /Download the rejected rows/ }).waitFor();
+    await screenshot(page, "import");
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Lin Park" }).waitFor();
   });
 });

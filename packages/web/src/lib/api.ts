@@ -20,16 +20,25 @@ export function setCsrfToken(token: string | null): void {
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
+/** A CSV file as the body (contact imports) instead of JSON. */
+export class CsvBody {
+  readonly file: Blob;
+  constructor(file: Blob) {
+    this.file = file;
+  }
+}
+
 export async function api<T>(method: Method, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body instanceof CsvBody) headers["content-type"] = "text/csv";
+  else if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
   let res: Response;
   try {
     res = await fetch(`/app/api${path}`, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : body instanceof CsvBody ? body.file : JSON.stringify(body),
       credentials: "same-origin",
     });
   } catch {

@@ -47,6 +47,7 @@ import { requireMessage } from "../messaging/service.ts";
 import { agencyRoutes } from "./agency-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
 import { directoryRoutes } from "./directory-routes.ts";
+import { importRoutes } from "./import-routes.ts";
 import {
   AcceptInviteBody,
   ConversationIdParams,
@@ -554,4 +555,5 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   directoryRoutes(app, ctx, session);
   campaignRoutes(app, ctx, session);
   agencyRoutes(app, ctx, session);
+  importRoutes(app, ctx, session);
 }

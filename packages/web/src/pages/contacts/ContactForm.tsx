@@ -121,6 +121,7 @@ export function ContactForm({
           onChange={(labels) => setValues((old) => ({ ...old, labels }))}
           error={fieldError("labels")}
           clearable
+          clearButtonProps={{ "aria-label": "Remove every label" }}
         />
         <Group justify="flex-end" gap="xs">
           {onCancel && (

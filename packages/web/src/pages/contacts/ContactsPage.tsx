@@ -20,12 +20,14 @@ import { api } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import { type ContactJson, contactName, type Page } from "../../lib/types.ts";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
+import { ImportDialog } from "./ImportDialog.tsx";
 
 type Row = ContactJson & { conversationId: string | null };
 
 export function ContactsPage() {
   const [params, setParams] = useSearchParams();
   const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
   const navigate = useNavigate();
   const client = useQueryClient();
   const q = params.get("q") ?? "";
@@ -60,7 +62,12 @@ export function ContactsPage() {
         <Title order={1} size="h2">
           Contacts
         </Title>
-        <Button onClick={() => setCreating(true)}>New contact</Button>
+        <Group gap="xs">
+          <Button variant="default" onClick={() => setImporting(true)}>
+            Import contacts
+          </Button>
+          <Button onClick={() => setCreating(true)}>New contact</Button>
+        </Group>
       </Group>
       <Paper withBorder p="sm" radius="md">
         <Group grow align="flex-end">
@@ -145,6 +152,7 @@ export function ContactsPage() {
           Load more
         </Button>
       )}
+      <ImportDialog opened={importing} onClose={() => setImporting(false)} />
       <Modal
         opened={creating}
         onClose={() => setCreating(false)}

@@ -106,6 +106,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
             value={filters.value("channel") || null}
             onChange={(v) => filters.set("channel", v ?? "")}
             clearable
+            clearButtonProps={{ "aria-label": "Clear this filter" }}
           />
           <Select
             label="Campaign"
@@ -114,6 +115,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
             value={filters.value("campaignId") || null}
             onChange={(v) => filters.set("campaignId", v ?? "")}
             clearable
+            clearButtonProps={{ "aria-label": "Clear this filter" }}
           />
         </Group>
         <TextInput

@@ -125,6 +125,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
             value={c.assignee?.id ?? null}
             onChange={(v) => patch.mutate({ assigneeId: v })}
             clearable
+            clearButtonProps={{ "aria-label": "Unassign" }}
             w={220}
             size="xs"
           />

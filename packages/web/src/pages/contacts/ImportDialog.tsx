@@ -1,0 +1,239 @@
+import {
+  Alert,
+  Anchor,
+  Button,
+  FileInput,
+  Group,
+  Modal,
+  Progress,
+  Select,
+  Stack,
+  Table,
+  Text,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, CsvBody, errorMessage } from "../../lib/api.ts";
+import type { ListJson, Page } from "../../lib/types.ts";
+
+const FIELDS = [
+  { value: "", label: "Skip this column" },
+  { value: "firstName", label: "First name" },
+  { value: "lastName", label: "Last name" },
+  { value: "phone", label: "Phone" },
+  { value: "email", label: "Email" },
+  { value: "externalId", label: "Custom channel id" },
+  { value: "labels", label: "Labels (split on ; or |)" },
+];
+
+interface Preview {
+  header: string[];
+  mapping: Record<string, string>;
+  sample: string[][];
+  total: number;
+}
+
+interface ImportState {
+  importId: string;
+  status: "running" | "done" | "failed";
+  total: number;
+  done: number;
+  created: number;
+  updated: number;
+  rejected: number;
+  error: string | null;
+}
+
+/** Contacts -> Import contacts: a file, its first rows with a column mapping, then live progress. */
+export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: () => void }) {
+  const client = useQueryClient();
+  const [file, setFile] = useState<File | null>(null);
+  const [mapping, setMapping] = useState<Record<string, string>>({});
+  const [listId, setListId] = useState<string | null>(null);
+  const [importId, setImportId] = useState<string | null>(null);
+  const lists = useQuery({
+    queryKey: ["lists", "all"],
+    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
+    enabled: opened,
+  });
+  const preview = useMutation({
+    mutationFn: (f: File) => api<Preview>("POST", "/imports/preview", new CsvBody(f)),
+    onSuccess: (p) => setMapping(p.mapping),
+  });
+  const start = useMutation({
+    mutationFn: () => {
+      const map = Object.entries(mapping)
+        .filter(([, field]) => field)
+        .map(([column, field]) => `${column}=${field}`)
+        .join(",");
+      const query = new URLSearchParams({ fileName: file?.name ?? "contacts.csv" });
+      if (map) query.set("map", map);
+      if (listId) query.set("listId", listId);
+      return api<ImportState>("POST", `/imports?${query}`, new CsvBody(file as File));
+    },
+    onSuccess: (imp) => setImportId(imp.importId),
+  });
+  const progress = useQuery({
+    queryKey: ["import", importId],
+    queryFn: () => api<ImportState>("GET", `/imports/${importId}`),
+    enabled: importId !== null,
+    refetchInterval: (q) => (q.state.data?.status === "running" || !q.state.data ? 500 : false),
+  });
+  const imp = progress.data;
+  const finished = imp && imp.status !== "running";
+  if (finished) void client.invalidateQueries({ queryKey: ["contacts"] });
+
+  const reset = () => {
+    setFile(null);
+    setMapping({});
+    setListId(null);
+    setImportId(null);
+    preview.reset();
+    start.reset();
+  };
+  const close = () => {
+    if (!imp || finished) reset();
+    onClose();
+  };
+  const unmapped =
+    Object.values(mapping).filter((f) => f === "phone" || f === "email" || f === "externalId").length === 0;
+
+  return (
+    <Modal
+      opened={opened}
+      onClose={close}
+      title="Import contacts"
+      size="xl"
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
+      <Stack gap="sm">
+        {!importId && (
+          <>
+            <FileInput
+              label="CSV file"
+              description="UTF-8, with a header row naming the columns; up to 50 MB"
+              accept=".csv,text/csv"
+              value={file}
+              onChange={(f) => {
+                setFile(f);
+                preview.reset();
+                if (f) preview.mutate(f);
+              }}
+              clearable
+              clearButtonProps={{ "aria-label": "Remove the file" }}
+            />
+            {preview.isError && (
+              <Alert color="red" role="alert" title="This file cannot be imported">
+                {errorMessage(preview.error)}
+              </Alert>
+            )}
+            {preview.data && (
+              <>
+                <Text size="sm">
+                  {preview.data.total} {preview.data.total === 1 ? "row" : "rows"}. Check what each column
+                  holds:
+                </Text>
+                <Table.ScrollContainer minWidth={500}>
+                  <Table withTableBorder aria-label="Column mapping and first rows">
+                    <Table.Thead>
+                      <Table.Tr>
+                        {preview.data.header.map((column) => (
+                          <Table.Th key={column}>
+                            <Select
+                              label={column}
+                              data={FIELDS}
+                              value={mapping[column] ?? ""}
+                              onChange={(v) => setMapping((m) => ({ ...m, [column]: v ?? "" }))}
+                              allowDeselect={false}
+                              size="xs"
+                            />
+                          </Table.Th>
+                        ))}
+                      </Table.Tr>
+                    </Table.Thead>
+                    <Table.Tbody>
+                      {preview.data.sample.map((row, i) => (
+                        // biome-ignore lint/suspicious/noArrayIndexKey: the preview's rows never move
+                        <Table.Tr key={i}>
+                          {preview.data.header.map((column, j) => (
+                            <Table.Td key={column}>{row[j] ?? ""}</Table.Td>
+                          ))}
+                        </Table.Tr>
+                      ))}
+                    </Table.Tbody>
+                  </Table>
+                </Table.ScrollContainer>
+                <Select
+                  label="Add the contacts to a list"
+                  placeholder="No list"
+                  data={(lists.data?.data ?? []).map((l) => ({ value: l.id, label: l.name }))}
+                  value={listId}
+                  onChange={setListId}
+                  clearable
+                  clearButtonProps={{ "aria-label": "No list" }}
+                  w={300}
+                />
+                {unmapped && (
+                  <Text size="sm" c="red.9" role="alert">
+                    Map a column to Phone, Email or Custom channel id: each contact needs one.
+                  </Text>
+                )}
+                {start.isError && (
+                  <Alert color="red" role="alert">
+                    {errorMessage(start.error)}
+                  </Alert>
+                )}
+                <Group justify="flex-end">
+                  <Button loading={start.isPending} disabled={unmapped} onClick={() => start.mutate()}>
+                    Start import
+                  </Button>
+                </Group>
+              </>
+            )}
+          </>
+        )}
+        {importId && (
+          <Stack gap="xs" aria-live="polite">
+            <Text size="sm" fw={600}>
+              {imp
+                ? imp.status === "running"
+                  ? `Importing: ${imp.done} of ${imp.total} rows`
+                  : imp.status === "done"
+                    ? `Import finished: ${imp.done} of ${imp.total} rows`
+                    : `Import failed: ${imp.error}`
+                : "Starting…"}
+            </Text>
+            <Progress
+              value={imp && imp.total > 0 ? (imp.done / imp.total) * 100 : imp?.status === "done" ? 100 : 0}
+              aria-label="Import progress"
+              animated={imp?.status === "running"}
+            />
+            {imp && (
+              <Text size="sm">
+                Created {imp.created}, updated {imp.updated}, rejected {imp.rejected}
+              </Text>
+            )}
+            {finished && imp.rejected > 0 && (
+              <Anchor href={`/app/api/imports/${imp.importId}/rejected`} download>
+                Download the rejected rows, with the reason for each
+              </Anchor>
+            )}
+            {finished && (
+              <Group justify="flex-end">
+                <Button
+                  variant="default"
+                  onClick={() => {
+                    reset();
+                    onClose();
+                  }}
+                >
+                  Done
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        )}
+      </Stack>
+    </Modal>
+  );
+}
