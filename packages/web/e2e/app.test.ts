@@ -1,4 +1,3 @@
-import os from "node:os";
 // The web app, part 1, end to end: every flow of the issue clicked through in Chromium against a real
 // `parley serve` on SQLite, with a real receiver for the replies. The steps share one server and run
 // in order (each starts where the previous left the account), like a newcomer's first session.
@@ -12,6 +11,7 @@ import {
   newPage,
   type Parley,
   screenshot,
+  showFailure,
   startParley,
   startReceiver,
 } from "./harness.ts";
@@ -49,16 +49,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
 
   const thread = () => page.getByRole("list", { name: "Messages" });
 
-  // A failed step shows where the page was and what it said.
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== "fail" || !page) return;
-    const text =
-      (await page
-        .locator("body")
-        .textContent()
-        .catch(() => "(no page)")) ?? "";
-    console.error(`--- ${ctx.task.name}: page ${page.url()}\n${text.slice(0, 2000)}`);
-    await page.screenshot({ path: `${os.tmpdir()}/parley-e2e-failed.png`, fullPage: true }).catch(() => {});
+    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
   });
 
   const incoming = async (fromId: string, body: string, messageSid: string) => {

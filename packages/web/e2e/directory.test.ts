@@ -12,6 +12,7 @@ import {
   onboardWithKey,
   type Parley,
   screenshot,
+  showFailure,
   startParley,
 } from "./harness.ts";
 
@@ -35,14 +36,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await parley?.stop();
   });
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== "fail" || !page) return;
-    const text =
-      (await page
-        .locator("body")
-        .textContent()
-        .catch(() => "")) ?? "";
-    console.error(`--- ${ctx.task.name}: page ${page.url()}\n${text.slice(0, 2000)}`);
-    await page.screenshot({ path: `${os.tmpdir()}/parley-e2e-failed.png`, fullPage: true }).catch(() => {});
+    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
   });
 
   it("creates a contact: an invalid phone says why under the field, a valid one is created", async () => {

@@ -186,3 +186,16 @@ export async function onboardWithKey(page: Page, url: string, business: string):
   if (!key.startsWith("pk_live_")) throw new Error(`no API key shown: ${key}`);
   return key;
 }
+
+/** A failed step: where the page was, the start of its text (the output), and a screenshot in the temp folder. */
+export async function showFailure(page: Page, step: string): Promise<void> {
+  const text =
+    (await page
+      .locator("body")
+      .textContent()
+      .catch(() => "(no page)")) ?? "";
+  console.error(`--- ${step}: page ${page.url()}\n${text.slice(0, 2000)}`);
+  await page
+    .screenshot({ path: path.join(os.tmpdir(), "parley-e2e-failed.png"), fullPage: true })
+    .catch(() => {});
+}
