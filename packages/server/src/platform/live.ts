@@ -1,6 +1,7 @@
 // Live updates for the web app: "this conversation changed" per account. In-process on SQLite (one
 // API process owns the file); on PostgreSQL through LISTEN/NOTIFY on one channel, so a message taken
 // by another API process (or a worker) reaches the browsers connected to this one.
+import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import pg from "pg";
 import { signalAfterCommit } from "./db/commit-signals.ts";
@@ -85,13 +86,24 @@ export function postgresLive(
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
+  // Events this process delivered itself while its LISTEN was down: when their NOTIFY comes back
+  // (the connection came up in between), they are not delivered a second time.
+  const origin = randomUUID();
+  let sequence = 0;
+  const deliveredHere = new Set<number>();
   const connect = async () => {
     if (closed) return;
     const c = new pg.Client({ connectionString: databaseUrl });
     c.on("notification", (msg) => {
       if (msg.channel !== LIVE_CHANNEL || !msg.payload) return;
       try {
-        const { a, c: conversationId } = JSON.parse(msg.payload) as { a: string; c: string };
+        const {
+          a,
+          c: conversationId,
+          o,
+          k,
+        } = JSON.parse(msg.payload) as { a: string; c: string; o?: string; k?: number };
+        if (o === origin && typeof k === "number" && deliveredHere.delete(k)) return;
         if (typeof a === "string" && typeof conversationId === "string") hub.emit(a, { conversationId });
       } catch {}
     });
@@ -120,10 +132,17 @@ export function postgresLive(
   return {
     publish(accountId, event) {
       if (closed) return;
-      if (!listening) queueMicrotask(() => hub.emit(accountId, event));
-      notify(LIVE_CHANNEL, JSON.stringify({ a: accountId, c: event.conversationId })).catch((err) => {
-        onError(err);
-      });
+      const k = ++sequence;
+      if (!listening) {
+        if (deliveredHere.size > 10_000) deliveredHere.clear();
+        deliveredHere.add(k);
+        queueMicrotask(() => hub.emit(accountId, event));
+      }
+      notify(LIVE_CHANNEL, JSON.stringify({ a: accountId, c: event.conversationId, o: origin, k })).catch(
+        (err) => {
+          onError(err);
+        },
+      );
     },
     subscribe: (accountId, listener) => hub.on(accountId, listener),
     async close() {
