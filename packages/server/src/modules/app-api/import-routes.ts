@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { guessMapping, MAX_IMPORT_BYTES, scanCsv } from "../imports/csv.ts";
 import { acceptCsv, ImportParams, ImportQuery } from "../imports/routes.ts";
-import { createImport, importView, rejectedCsv, requireImport } from "../imports/service.ts";
+import { createImport, csvBytes, importView, rejectedCsv, requireImport } from "../imports/service.ts";
 import type { SessionRoute } from "./routes.ts";
 import { sessionOf } from "./session.ts";
 
@@ -19,7 +19,7 @@ export function importRoutes(app: App, ctx: AppContext, session: SessionRoute): 
       "/app/api/imports/preview",
       { ...session, bodyLimit: MAX_IMPORT_BYTES, schema: { operationId: "appPreviewImport", tags: TAGS } },
       async (request) => {
-        const scanned = await scanCsv(request.body as Buffer);
+        const scanned = await scanCsv(csvBytes(request.body));
         return {
           header: scanned.header,
           mapping: guessMapping(scanned.header),
@@ -37,7 +37,7 @@ export function importRoutes(app: App, ctx: AppContext, session: SessionRoute): 
       },
       async (request, reply) => {
         const { preview: _sample, ...created } = await createImport(ctx, sessionOf(request).account.id, {
-          bytes: request.body as Buffer,
+          bytes: request.body,
           listId: request.query.listId ?? null,
           map: request.query.map ?? null,
           fileName: request.query.fileName ?? null,

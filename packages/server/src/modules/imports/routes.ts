@@ -41,8 +41,12 @@ export const ImportJson = Type.Object({
 
 export const ImportParams = Type.Object({ importId: Type.String({ maxLength: 64 }) });
 
-/** text/csv bodies as bytes (checked for UTF-8 and CSV by the service), for the routes of `scope`. */
+/**
+ * The routes of `scope` take text/csv bodies only, as bytes (checked for UTF-8 and CSV by the service):
+ * JSON or anything else is 415 UNSUPPORTED_MEDIA_TYPE.
+ */
 export function acceptCsv(scope: App): void {
+  scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     "text/csv",
     { parseAs: "buffer", bodyLimit: MAX_IMPORT_BYTES },
@@ -78,7 +82,7 @@ export function importRoutes(app: App, ctx: AppContext): void {
       },
       async (request, reply) => {
         const { preview: _sample, ...created } = await createImport(ctx, accountOf(request).id, {
-          bytes: request.body as Buffer,
+          bytes: request.body,
           listId: request.query.listId ?? null,
           map: request.query.map ?? null,
           fileName: request.query.fileName ?? null,

@@ -54,16 +54,27 @@ export function importView(r: ImportRow) {
 }
 
 export interface NewImport {
-  bytes: Buffer;
+  bytes: unknown;
   fileName?: string | null;
   listId?: string | null;
   /** `column=field,…` over the guess from the header. */
   map?: string | null;
 }
 
+/** The request body as the CSV's bytes, or a 400 when there is none (no body, or not text/csv). */
+export function csvBytes(body: unknown): Buffer {
+  if (!Buffer.isBuffer(body)) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "send the CSV file as the request body, with Content-Type: text/csv",
+    );
+  }
+  return body;
+}
+
 /** Checks and stores the file, records the import, queues its first slice. */
 export async function createImport(ctx: AppContext, accountId: string, input: NewImport) {
-  const scanned = await scanCsv(input.bytes);
+  const scanned = await scanCsv(csvBytes(input.bytes));
   const mapping = {
     ...guessMapping(scanned.header),
     ...(input.map ? parseMappingText(input.map, scanned.header) : {}),
@@ -73,7 +84,7 @@ export async function createImport(ctx: AppContext, accountId: string, input: Ne
   const id = newId("import");
   const file = fileOf(ctx, id);
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, input.bytes);
+  await fs.writeFile(file, csvBytes(input.bytes));
   const now = Date.now();
   const row: ImportRow = {
     id,
