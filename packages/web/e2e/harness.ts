@@ -143,6 +143,10 @@ export async function apiClient(baseURL: string) {
 
 /** axe-core on the page as it is now: no serious or critical violation. */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
+  // The page as a person reads it: after its data arrived (loading indicators gone).
+  await page.waitForFunction(
+    () => document.querySelectorAll('[role="status"][aria-label^="Loading"]').length === 0,
+  );
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

@@ -25,7 +25,7 @@ import { SettingsPage } from "./pages/settings/SettingsPage.tsx";
 function FullPageLoader() {
   return (
     <Center h="100vh">
-      <Loader aria-label="Loading" />
+      <Loader role="status" aria-label="Loading" />
     </Center>
   );
 }

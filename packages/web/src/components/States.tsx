@@ -5,7 +5,7 @@ import { errorMessage } from "../lib/api.ts";
 export function LoadingState({ label = "Loading" }: { label?: string }) {
   return (
     <Center py="xl">
-      <Loader aria-label={label} />
+      <Loader role="status" aria-label={label} />
     </Center>
   );
 }
