@@ -230,6 +230,15 @@ export class Parley {
       this.#call("updateCampaign", { params: { campaignId }, body, options: o }),
     delete: (campaignId: string, o?: RequestOptions) =>
       this.#call("deleteCampaign", { params: { campaignId }, options: o }),
+    /** POST /v1/campaigns/{id}/start: send the outgoing first message to the list (or resume). */
+    start: (campaignId: string, o?: RequestOptions) =>
+      this.#call("startCampaign", { params: { campaignId }, options: o }),
+    /** POST /v1/campaigns/{id}/pause: no further first message. */
+    pause: (campaignId: string, o?: RequestOptions) =>
+      this.#call("pauseCampaign", { params: { campaignId }, options: o }),
+    /** GET /v1/campaigns/{id}/stats: queued, sent, pending, failed, skipped, replied. */
+    stats: (campaignId: string, o?: RequestOptions) =>
+      this.#call("getCampaignStats", { params: { campaignId }, options: o }),
     /** POST /v1/campaigns/{id}/preview: what the bot would answer; nothing sent, stored or charged. */
     preview: (campaignId: string, message: string, o?: RequestOptions) =>
       this.#call("previewCampaign", { params: { campaignId }, body: { message }, options: o }),

@@ -65,6 +65,10 @@ export const OPERATIONS = {
   updateCampaign: { method: "patch", path: "/v1/campaigns/{campaignId}", idempotent: false },
   deleteCampaign: { method: "delete", path: "/v1/campaigns/{campaignId}", idempotent: false },
   // Nothing is stored or sent: safe to repeat.
+  // Start again is harmless (nobody gets the first message twice); pause is a state change.
+  startCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/start", idempotent: true },
+  pauseCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/pause", idempotent: true },
+  getCampaignStats: { method: "get", path: "/v1/campaigns/{campaignId}/stats", idempotent: true },
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Agency endpoints take the key only as a header. The grant is retried only with an Idempotency-Key.
   grantSubaccountCredits: {

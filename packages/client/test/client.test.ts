@@ -224,6 +224,11 @@ describe("Parley client against a real server", () => {
     expect((await parley.campaigns.list()).data.map((x) => x.id)).toContain(c.id);
     expect((await parley.campaigns.get(c.id)).id).toBe(c.id);
     expect((await parley.campaigns.update(c.id, { name: "Summer sale" })).name).toBe("Summer sale");
+    const list = await parley.lists.create({ name: "outgoing" });
+    await parley.campaigns.update(c.id, { outgoing: { message: "Hi", listId: list.id, channel: "sms" } });
+    expect(await parley.campaigns.start(c.id)).toMatchObject({ state: "running", members: 0 });
+    expect((await parley.campaigns.pause(c.id)).state).toBe("paused");
+    expect(await parley.campaigns.stats(c.id)).toMatchObject({ state: "paused", sent: 0 });
     const tried = await parley.campaigns.preview(c.id, "anything at all");
     expect(tried).toMatchObject({ outcome: "fallback", reason: "no_answer" });
     await parley.campaigns.delete(c.id);

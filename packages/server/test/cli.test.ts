@@ -25,6 +25,7 @@ describe("parley CLI", () => {
       "009_contact_labels",
       "010_dashboard",
       "011_imports",
+      "012_outgoing",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

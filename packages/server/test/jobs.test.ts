@@ -38,6 +38,7 @@ describe("migrations", () => {
         "009_contact_labels",
         "010_dashboard",
         "011_imports",
+        "012_outgoing",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -28,6 +28,7 @@ const OWNER: Record<string, string> = {
   dashboard_days: "reports",
   imports: "imports",
   import_rejections: "imports",
+  outgoing_sends: "outgoing",
 };
 
 function sourceFiles(dir: string): string[] {

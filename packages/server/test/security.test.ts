@@ -121,6 +121,18 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/preview`,
     body: () => ({ message: "hello" }),
   },
+  "POST /v1/campaigns/:campaignId/start": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/start`,
+  },
+  "POST /v1/campaigns/:campaignId/pause": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/pause`,
+  },
+  "GET /v1/campaigns/:campaignId/stats": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/stats`,
+  },
   "DELETE /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
   "GET /v1/credits/transactions": { auth: "key", list: () => "/v1/credits/transactions" },
   "POST /v1/subaccounts/credits": {

@@ -222,4 +222,49 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Lin Park" }).waitFor();
   });
+
+  it("an outgoing message goes to every member of a list with a custom channel id, once", async () => {
+    const list = (await (
+      await api.post(`/v1/lists?apiKey=${apiKey}`, { data: { name: "Spring customers" } })
+    ).json()) as {
+      id: string;
+    };
+    const contactIds: string[] = [];
+    for (const fromId of ["spring-1", "spring-2"]) {
+      const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
+        data: { customData: { messageSid: `sp-${fromId}`, fromId, toId: "shop", body: "hello" } },
+      });
+      const { messageId } = (await res.json()) as { messageId: string };
+      const m = (await (await api.get(`/v1/messages/${messageId}?apiKey=${apiKey}`)).json()) as {
+        contactId: string;
+      };
+      contactIds.push(m.contactId);
+      await api.post(`/v1/lists/${list.id}/contacts?apiKey=${apiKey}`, { data: { contactId: m.contactId } });
+    }
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
+    await page.getByLabel("First message").fill("Hi {{firstName|there}}, spring is here!");
+    await page
+      .getByRole("textbox", { name: "To the list" })
+      .or(page.getByRole("combobox", { name: "To the list" }))
+      .first()
+      .click();
+    await page.getByRole("option", { name: /Spring customers/ }).click();
+    await page.getByLabel("Custom channel").fill("sms");
+    await page.getByRole("button", { name: "Save outgoing message" }).click();
+    await page.getByText("Outgoing message saved").waitFor();
+    await page.getByRole("button", { name: "Start sending" }).click();
+    await page
+      .getByRole("region", { name: "Outgoing message" })
+      .getByText("Done", { exact: true })
+      .waitFor({ timeout: 30_000 });
+    await expectAccessible(page, "campaign with an outgoing message");
+    for (const id of contactIds) {
+      const history = (await (await api.get(`/v1/contacts/${id}/messages?apiKey=${apiKey}`)).json()) as {
+        data: Array<{ direction: string; body: string }>;
+      };
+      const firsts = history.data.filter((m) => m.body === "Hi there, spring is here!");
+      expect(firsts).toHaveLength(1);
+    }
+  });
 });

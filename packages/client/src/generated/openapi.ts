@@ -622,6 +622,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/campaigns/{campaignId}/start": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start (or resume) a campaign's outgoing messages (extension)
+     * @description Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, retried, Sent/Failed). Members without one are counted as skipped. Nobody gets the first message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), CAMPAIGN_NOT_FOUND (404).
+     */
+    post: operations["startCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}/pause": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Pause a campaign's outgoing messages (extension)
+     * @description No further first message is sent; start resumes. Errors: CAMPAIGN_NOT_FOUND (404).
+     */
+    post: operations["pauseCampaign"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}/stats": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A campaign's outgoing progress (extension)
+     * @description queued (members not reached yet), sent, pending, failed, skipped, replied. Errors: CAMPAIGN_NOT_FOUND (404).
+     */
+    get: operations["getCampaignStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/contacts/imports": {
     parameters: {
       query?: never;
@@ -4787,6 +4847,19 @@ export interface operations {
               engine: "auto" | "builtin" | "llm";
               model: string | null;
               isDefault: boolean;
+              outgoing: {
+                /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+                message: string;
+                /** @description The list whose members receive it */
+                listId: string;
+                /** @description The custom channel label it goes through */
+                channel: string;
+                ratePerMinute: number;
+                /** @description null until started */
+                state: "running" | "paused" | "done" | null;
+                /** @description paused (by a person) or out_of_credits */
+                pausedReason: string | null;
+              } | null;
               createdAt: string;
               updatedAt: string;
             }[];
@@ -4906,6 +4979,16 @@ export interface operations {
           model?: string | null;
           /** @description true moves the default flag to this campaign */
           isDefault?: boolean;
+          outgoing?: {
+            /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+            message: string;
+            /** @description The list whose members receive it */
+            listId: string;
+            /** @description The custom channel label it goes through */
+            channel: string;
+            /** @default 60 */
+            ratePerMinute?: number;
+          } | null;
         };
       };
     };
@@ -4930,6 +5013,19 @@ export interface operations {
             engine: "auto" | "builtin" | "llm";
             model: string | null;
             isDefault: boolean;
+            outgoing: {
+              /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+              message: string;
+              /** @description The list whose members receive it */
+              listId: string;
+              /** @description The custom channel label it goes through */
+              channel: string;
+              ratePerMinute: number;
+              /** @description null until started */
+              state: "running" | "paused" | "done" | null;
+              /** @description paused (by a person) or out_of_credits */
+              pausedReason: string | null;
+            } | null;
             createdAt: string;
             updatedAt: string;
             knowledge: {
@@ -5087,6 +5183,19 @@ export interface operations {
             engine: "auto" | "builtin" | "llm";
             model: string | null;
             isDefault: boolean;
+            outgoing: {
+              /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+              message: string;
+              /** @description The list whose members receive it */
+              listId: string;
+              /** @description The custom channel label it goes through */
+              channel: string;
+              ratePerMinute: number;
+              /** @description null until started */
+              state: "running" | "paused" | "done" | null;
+              /** @description paused (by a person) or out_of_credits */
+              pausedReason: string | null;
+            } | null;
             createdAt: string;
             updatedAt: string;
             knowledge: {
@@ -5366,6 +5475,16 @@ export interface operations {
           model?: string | null;
           /** @description true moves the default flag here; false on the default is refused (make another default) */
           isDefault?: boolean;
+          outgoing?: {
+            /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+            message: string;
+            /** @description The list whose members receive it */
+            listId: string;
+            /** @description The custom channel label it goes through */
+            channel: string;
+            /** @default 60 */
+            ratePerMinute?: number;
+          } | null;
         };
       };
     };
@@ -5390,6 +5509,19 @@ export interface operations {
             engine: "auto" | "builtin" | "llm";
             model: string | null;
             isDefault: boolean;
+            outgoing: {
+              /** @description The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty */
+              message: string;
+              /** @description The list whose members receive it */
+              listId: string;
+              /** @description The custom channel label it goes through */
+              channel: string;
+              ratePerMinute: number;
+              /** @description null until started */
+              state: "running" | "paused" | "done" | null;
+              /** @description paused (by a person) or out_of_credits */
+              pausedReason: string | null;
+            } | null;
             createdAt: string;
             updatedAt: string;
             knowledge: {
@@ -7092,6 +7224,411 @@ export interface operations {
         };
         content: {
           "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  startCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: "running" | "paused" | "done" | null;
+            pausedReason: string | null;
+            /** @description Members of the list now */
+            members: number;
+            /** @description Members not reached yet */
+            queued: number;
+            /** @description First messages delivered (Sent) */
+            sent: number;
+            /** @description First messages not yet delivered */
+            pending: number;
+            /** @description First messages that failed */
+            failed: number;
+            /** @description Members without a custom channel identity (fromId) */
+            skipped: number;
+            /** @description Contacts who wrote back after their first message */
+            replied: number;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  pauseCampaign: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: "running" | "paused" | "done" | null;
+            pausedReason: string | null;
+            /** @description Members of the list now */
+            members: number;
+            /** @description Members not reached yet */
+            queued: number;
+            /** @description First messages delivered (Sent) */
+            sent: number;
+            /** @description First messages not yet delivered */
+            pending: number;
+            /** @description First messages that failed */
+            failed: number;
+            /** @description Members without a custom channel identity (fromId) */
+            skipped: number;
+            /** @description Contacts who wrote back after their first message */
+            replied: number;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getCampaignStats: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            state: "running" | "paused" | "done" | null;
+            pausedReason: string | null;
+            /** @description Members of the list now */
+            members: number;
+            /** @description Members not reached yet */
+            queued: number;
+            /** @description First messages delivered (Sent) */
+            sent: number;
+            /** @description First messages not yet delivered */
+            pending: number;
+            /** @description First messages that failed */
+            failed: number;
+            /** @description Members without a custom channel identity (fromId) */
+            skipped: number;
+            /** @description Contacts who wrote back after their first message */
+            replied: number;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
             error: {
               /** @description UPPER_SNAKE error code */
               code: string;

@@ -11,6 +11,7 @@ import { importsModule } from "./imports/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
 import { operationsModule } from "./operations/index.ts";
+import { outgoingModule } from "./outgoing/index.ts";
 import { reportsModule } from "./reports/index.ts";
 
 export const MODULES: Module[] = [
@@ -24,6 +25,7 @@ export const MODULES: Module[] = [
   creditsModule,
   reportsModule,
   importsModule,
+  outgoingModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

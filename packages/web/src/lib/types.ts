@@ -139,6 +139,27 @@ export interface KnowledgeEntry {
   alternatives?: string[];
 }
 
+export interface Outgoing {
+  message: string;
+  listId: string;
+  channel: string;
+  ratePerMinute: number;
+  state: "running" | "paused" | "done" | null;
+  pausedReason: string | null;
+}
+
+export interface OutgoingStats {
+  state: "running" | "paused" | "done" | null;
+  pausedReason: string | null;
+  members: number;
+  queued: number;
+  sent: number;
+  pending: number;
+  failed: number;
+  skipped: number;
+  replied: number;
+}
+
 export interface CampaignSummary {
   id: string;
   name: string;
@@ -150,6 +171,7 @@ export interface CampaignSummary {
   engine: "auto" | "builtin" | "llm";
   model: string | null;
   isDefault: boolean;
+  outgoing: Outgoing | null;
   createdAt: string;
   updatedAt: string;
 }

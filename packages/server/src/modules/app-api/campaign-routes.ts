@@ -21,6 +21,7 @@ import {
   requireCampaign,
   updateCampaign,
 } from "../bot/service.ts";
+import { outgoingStats, pauseOutgoing, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
 import type { SessionRoute } from "./routes.ts";
 import { sessionOf } from "./session.ts";
@@ -95,5 +96,31 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     },
     async (request) =>
       previewReply(ctx, sessionOf(request).account.id, request.params.campaignId, request.body.message),
+  );
+
+  // The outgoing side: owners and admins start and pause it; everyone sees its progress.
+  for (const action of ["start", "pause"] as const) {
+    app.post(
+      `/app/api/campaigns/:campaignId/${action}`,
+      {
+        ...session,
+        schema: {
+          operationId: action === "start" ? "appStartCampaign" : "appPauseCampaign",
+          tags: TAGS,
+          params: CampaignParams,
+        },
+      },
+      async (request) => {
+        const info = sessionOf(request);
+        requireManager(info);
+        const run = action === "start" ? startOutgoing : pauseOutgoing;
+        return run(ctx, info.account.id, request.params.campaignId);
+      },
+    );
+  }
+  app.get(
+    "/app/api/campaigns/:campaignId/stats",
+    { ...session, schema: { operationId: "appCampaignStats", tags: TAGS, params: CampaignParams } },
+    async (request) => outgoingStats(ctx, sessionOf(request).account.id, request.params.campaignId),
   );
 }

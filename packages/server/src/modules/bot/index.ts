@@ -81,6 +81,9 @@ export function createBotModule(options: BotOptions = {}): Module {
         engine: "auto",
         model: null,
         is_default: 1,
+        outgoing: null,
+        outgoing_state: null,
+        outgoing_reason: null,
         created_at: account.at,
         updated_at: account.at,
       });

@@ -13,6 +13,7 @@ import * as conversations from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage, enqueueAccountEvent } from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
+import { lastOutgoingCampaignOf } from "../outgoing/repo.ts";
 import {
   type BuiltinEngine,
   createBuiltinEngine,
@@ -188,10 +189,11 @@ export async function runBotReply(
   const blocked = switchesBlock(switches);
   if (blocked) return { action: "skipped", reason: blocked };
 
-  const route = chooseCampaign(await repo.routingCandidates(db.kysely, accountId), {
-    campaignId: inbound.campaign_id,
-    body: inbound.body,
-  });
+  const route = chooseCampaign(
+    await repo.routingCandidates(db.kysely, accountId),
+    { campaignId: inbound.campaign_id, body: inbound.body },
+    await lastOutgoingCampaignOf(db.kysely, accountId, inbound.contact_id),
+  );
   const campaign = route ? await repo.findCampaign(db.kysely, accountId, route.campaignId) : undefined;
   if (!campaign) return { action: "skipped", reason: "no_campaign" };
   if (campaign.status !== "live") {

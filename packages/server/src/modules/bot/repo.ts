@@ -131,3 +131,19 @@ export async function recentHistory(
     .execute();
   return rows.reverse();
 }
+
+/** The outgoing side's state (start, pause, done). */
+export async function setOutgoingState(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+  state: "running" | "paused" | "done",
+  reason: string | null,
+): Promise<void> {
+  await db
+    .updateTable("campaigns")
+    .set({ outgoing_state: state, outgoing_reason: reason, updated_at: Date.now() })
+    .where("account_id", "=", accountId)
+    .where("id", "=", campaignId)
+    .execute();
+}

@@ -1,7 +1,7 @@
 // Which campaign answers an inbound message. Pure: the job loads the candidates, this decides.
 import type { RoutingCandidate } from "./repo.ts";
 
-export type RouteReason = "explicit" | "keyword" | "default";
+export type RouteReason = "explicit" | "outgoing" | "keyword" | "default";
 
 export interface Route {
   campaignId: string;
@@ -48,7 +48,8 @@ export function keywordMatcher(keywordsJson: string): RegExp | null {
 
 /**
  * The order of choice: the message's explicit campaignId (when it is one of this account's campaigns,
- * whatever its status: a paused or draft campaign then means no reply); else the oldest live campaign
+ * whatever its status: a paused or draft campaign then means no reply); else the campaign whose
+ * outgoing first message reached this contact last (its replies belong to it); else the oldest live campaign
  * with a keyword in the body; else the account's default campaign. Null only when the account has no
  * campaign at all. (The conversation records the campaign that answered; it does not make later
  * messages stick to it: see docs/decisions.md.)
@@ -56,10 +57,16 @@ export function keywordMatcher(keywordsJson: string): RegExp | null {
 export function chooseCampaign(
   candidates: RoutingCandidate[],
   message: { campaignId: string | null; body: string },
+  /** The campaign whose outgoing message reached this contact last: its replies go there. */
+  outgoingCampaignId: string | null = null,
 ): Route | null {
   if (message.campaignId) {
     const explicit = candidates.find((c) => c.id === message.campaignId);
     if (explicit) return { campaignId: explicit.id, reason: "explicit" };
+  }
+  if (outgoingCampaignId) {
+    const outgoing = candidates.find((c) => c.id === outgoingCampaignId);
+    if (outgoing) return { campaignId: outgoing.id, reason: "outgoing" };
   }
   const body = fold(message.body);
   // Candidates arrive oldest first, so the first match is the oldest live campaign.

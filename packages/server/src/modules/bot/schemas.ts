@@ -53,6 +53,37 @@ const Keywords = Type.Array(Type.String({ maxLength: LIMITS.keyword }), {
   description: "Case-insensitive whole-word match on the message body routes it to this campaign",
 });
 
+/** The outgoing side of a campaign (bulk work): a first message to every member of a list. */
+export const OutgoingBody = Type.Object({
+  message: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description:
+      "The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty",
+  }),
+  listId: Type.String({ minLength: 1, maxLength: 64, description: "The list whose members receive it" }),
+  channel: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    description: "The custom channel label it goes through",
+  }),
+  ratePerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 60 })),
+});
+
+const OutgoingJson = Type.Union([
+  Type.Object({
+    ...OutgoingBody.properties,
+    ratePerMinute: Type.Integer(),
+    state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()], {
+      description: "null until started",
+    }),
+    pausedReason: Type.Union([Type.String(), Type.Null()], {
+      description: "paused (by a person) or out_of_credits",
+    }),
+  }),
+  Type.Null(),
+]);
+
 export const CampaignSummaryJson = Type.Object({
   id: Type.String({ description: "cmp_…" }),
   name: Type.String(),
@@ -64,6 +95,7 @@ export const CampaignSummaryJson = Type.Object({
   engine: Engine,
   model: Type.Union([Type.String(), Type.Null()]),
   isDefault: Type.Boolean(),
+  outgoing: OutgoingJson,
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });
@@ -86,6 +118,7 @@ export const CreateCampaignBody = Type.Object({
   engine: Type.Optional(Engine),
   model: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.model }), Type.Null()])),
   isDefault: Type.Optional(Type.Boolean({ description: "true moves the default flag to this campaign" })),
+  outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
 });
 
 export const UpdateCampaignBody = Type.Object({
@@ -102,6 +135,7 @@ export const UpdateCampaignBody = Type.Object({
       description: "true moves the default flag here; false on the default is refused (make another default)",
     }),
   ),
+  outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
 });
 
 export const CampaignParams = Type.Object({ campaignId: Type.String({ maxLength: 64 }) });
@@ -131,4 +165,16 @@ export const PreviewJson = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()], {
     description: "Why it falls back: no_answer, llm_not_configured, llm_error",
   }),
+});
+
+export const OutgoingStats = Type.Object({
+  state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()]),
+  pausedReason: Type.Union([Type.String(), Type.Null()]),
+  members: Type.Integer({ description: "Members of the list now" }),
+  queued: Type.Integer({ description: "Members not reached yet" }),
+  sent: Type.Integer({ description: "First messages delivered (Sent)" }),
+  pending: Type.Integer({ description: "First messages not yet delivered" }),
+  failed: Type.Integer({ description: "First messages that failed" }),
+  skipped: Type.Integer({ description: "Members without a custom channel identity (fromId)" }),
+  replied: Type.Integer({ description: "Contacts who wrote back after their first message" }),
 });

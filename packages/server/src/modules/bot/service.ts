@@ -7,9 +7,10 @@ import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
+import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
 import * as repo from "./repo.ts";
-import type { CampaignListQuery, CreateCampaignBody, UpdateCampaignBody } from "./schemas.ts";
+import type { CampaignListQuery, CreateCampaignBody, OutgoingBody, UpdateCampaignBody } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
 /** The fallback of a new campaign: a polite hand-over to a person. */
@@ -17,6 +18,7 @@ export const DEFAULT_FALLBACK_MESSAGE = "Thanks for your message! A team member 
 
 export type CampaignInput = Static<typeof CreateCampaignBody>;
 export type CampaignUpdate = Static<typeof UpdateCampaignBody>;
+type OutgoingInput = Static<typeof OutgoingBody>;
 
 /** Parses stored knowledge; a damaged value reads as empty rather than breaking the bot. */
 export function parseKnowledge(json: string): KnowledgeEntry[] {
@@ -155,6 +157,39 @@ function optionalModel(value: string | null | undefined): string | null {
   return t === "" ? null : t;
 }
 
+export interface Outgoing {
+  message: string;
+  listId: string;
+  channel: string;
+  ratePerMinute: number;
+}
+
+export function outgoingOf(c: Pick<CampaignRow, "outgoing">): Outgoing | null {
+  if (!c.outgoing) return null;
+  try {
+    return JSON.parse(c.outgoing) as Outgoing;
+  } catch {
+    return null;
+  }
+}
+
+function outgoingView(c: CampaignRow) {
+  const o = outgoingOf(c);
+  return o ? { ...o, state: c.outgoing_state, pausedReason: c.outgoing_reason } : null;
+}
+
+/** An outgoing side as given: trimmed, its list this account's (404 LIST_NOT_FOUND otherwise). */
+async function parseOutgoing(db: Db, accountId: string, input: OutgoingInput | null): Promise<string | null> {
+  if (input === null) return null;
+  const message = input.message.trim();
+  const channel = input.channel.trim();
+  if (!message) throw new AppError("VALIDATION_ERROR", "outgoing.message must not be empty");
+  if (!channel) throw new AppError("VALIDATION_ERROR", "outgoing.channel must not be empty");
+  await requireList(db, accountId, input.listId);
+  const o: Outgoing = { message, listId: input.listId, channel, ratePerMinute: input.ratePerMinute ?? 60 };
+  return JSON.stringify(o);
+}
+
 export function campaignSummaryView(c: CampaignRow) {
   return {
     id: c.id,
@@ -167,6 +202,7 @@ export function campaignSummaryView(c: CampaignRow) {
     engine: c.engine,
     model: c.model,
     isDefault: Number(c.is_default) === 1,
+    outgoing: outgoingView(c),
     createdAt: iso(c.created_at),
     updatedAt: iso(c.updated_at),
   };
@@ -203,6 +239,9 @@ export async function createCampaign(db: Db, accountId: string, input: CampaignI
     engine: input.engine ?? "auto",
     model: optionalModel(input.model),
     is_default: 0,
+    outgoing: input.outgoing === undefined ? null : await parseOutgoing(db, accountId, input.outgoing),
+    outgoing_state: null,
+    outgoing_reason: null,
     created_at: now,
     updated_at: now,
   };
@@ -237,6 +276,7 @@ export async function updateCampaign(
     patch.fallback_message = requiredText(input.fallbackMessage, "fallbackMessage", LIMITS.fallbackMessage);
   if (input.engine !== undefined) patch.engine = input.engine;
   if (input.model !== undefined) patch.model = optionalModel(input.model);
+  if (input.outgoing !== undefined) patch.outgoing = await parseOutgoing(db, accountId, input.outgoing);
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);

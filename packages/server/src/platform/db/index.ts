@@ -23,6 +23,7 @@ import * as m006 from "./migrations/006_web_app.ts";
 import * as m009 from "./migrations/009_contact_labels.ts";
 import * as m010 from "./migrations/010_dashboard.ts";
 import * as m011 from "./migrations/011_imports.ts";
+import * as m012 from "./migrations/012_outgoing.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "009_contact_labels": m009,
   "010_dashboard": m010,
   "011_imports": m011,
+  "012_outgoing": m012,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -220,6 +220,11 @@ export interface CampaignsTable {
   is_default: Bool;
   created_at: number;
   updated_at: number;
+  /** The outgoing side (JSON {message, listId, channel, ratePerMinute}) or null. */
+  outgoing: string | null;
+  outgoing_state: "running" | "paused" | "done" | null;
+  /** Why it paused: "paused" (a person) or "out_of_credits". */
+  outgoing_reason: string | null;
 }
 
 export interface CreditTransactionsTable {
@@ -269,6 +274,7 @@ export interface Database {
   list_members: ListMembersTable;
   dashboard_days: DashboardDaysTable;
   imports: ImportsTable;
+  outgoing_sends: OutgoingSendsTable;
   import_rejections: ImportRejectionsTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
@@ -337,3 +343,13 @@ export interface ImportRejectionsTable {
 }
 
 export type ImportRow = Selectable<ImportsTable>;
+
+export interface OutgoingSendsTable {
+  campaign_id: string;
+  account_id: string;
+  contact_id: string;
+  message_id: string | null;
+  /** "sent" (a message was queued) or "skipped" (the contact has no custom channel identity). */
+  outcome: "sent" | "skipped";
+  created_at: number;
+}

@@ -20,6 +20,7 @@ import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import { canManage } from "../../lib/session.ts";
 import type { Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+import { OutgoingSection } from "./OutgoingSection.tsx";
 
 type Draft = Pick<
   Campaign,
@@ -56,6 +57,11 @@ export function CampaignPage({ session }: { session: Session }) {
         {campaign.data.isDefault && <Badge variant="outline">Default campaign</Badge>}
       </Group>
       <TryIt campaignId={campaignId} />
+      <OutgoingSection
+        key={`out-${campaign.data.updatedAt}`}
+        campaign={campaign.data}
+        editable={canManage(session)}
+      />
       <CampaignEditor key={campaign.data.updatedAt} campaign={campaign.data} editable={canManage(session)} />
     </Stack>
   );

@@ -1,0 +1,130 @@
+// Outgoing sends: one row per campaign and contact (its primary key makes a first message unique).
+// Every function takes the account id first.
+import { type Kysely, sql, type Transaction } from "kysely";
+import type { ContactRow, Database } from "../../platform/db/schema.ts";
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+/** True when this contact's row was written now (false: the campaign already reached it). */
+export async function claimSend(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+  outcome: "sent" | "skipped",
+  at: number,
+): Promise<boolean> {
+  const r = await db
+    .insertInto("outgoing_sends")
+    .values({
+      campaign_id: campaignId,
+      account_id: accountId,
+      contact_id: contactId,
+      message_id: null,
+      outcome,
+      created_at: at,
+    })
+    .onConflict((oc) => oc.columns(["campaign_id", "contact_id"]).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function setSendMessage(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+  contactId: string,
+  messageId: string,
+): Promise<void> {
+  await db
+    .updateTable("outgoing_sends")
+    .set({ message_id: messageId })
+    .where("account_id", "=", accountId)
+    .where("campaign_id", "=", campaignId)
+    .where("contact_id", "=", contactId)
+    .execute();
+}
+
+/** The next members of the list the campaign has not reached, in contact id order. */
+export async function membersNotReached(
+  db: Q,
+  accountId: string,
+  listId: string,
+  campaignId: string,
+  limit: number,
+): Promise<ContactRow[]> {
+  return db
+    .selectFrom("list_members as m")
+    .innerJoin("contacts as c", (j) =>
+      j.onRef("c.id", "=", "m.contact_id").onRef("c.account_id", "=", "m.account_id"),
+    )
+    .leftJoin("outgoing_sends as s", (j) =>
+      j.onRef("s.contact_id", "=", "m.contact_id").on("s.campaign_id", "=", campaignId),
+    )
+    .selectAll("c")
+    .where("m.account_id", "=", accountId)
+    .where("m.list_id", "=", listId)
+    .where("s.contact_id", "is", null)
+    .orderBy("c.id")
+    .limit(limit)
+    .execute();
+}
+
+/** The campaign that most recently sent this contact a first message (its replies go there). */
+export async function lastOutgoingCampaignOf(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom("outgoing_sends")
+    .select("campaign_id")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .where("outcome", "=", "sent")
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.campaign_id ?? null;
+}
+
+export async function sendFigures(db: Q, accountId: string, campaignId: string, listId: string) {
+  const [sends, members] = await Promise.all([
+    db
+      .selectFrom("outgoing_sends as s")
+      .leftJoin("messages as msg", (j) =>
+        j.onRef("msg.id", "=", "s.message_id").onRef("msg.account_id", "=", "s.account_id"),
+      )
+      .select([
+        sql<number>`sum(case when s.outcome = 'skipped' then 1 else 0 end)`.as("skipped"),
+        sql<number>`sum(case when msg.status = 'sent' then 1 else 0 end)`.as("sent"),
+        sql<number>`sum(case when msg.status = 'failed' then 1 else 0 end)`.as("failed"),
+        sql<number>`sum(case when s.outcome = 'sent' and (msg.status is null or msg.status = 'pending') then 1 else 0 end)`.as(
+          "pending",
+        ),
+        sql<number>`sum(case when s.outcome = 'sent' and exists (
+            select 1 from messages r where r.account_id = s.account_id and r.contact_id = s.contact_id
+              and r.direction = 'inbound' and r.created_at > s.created_at) then 1 else 0 end)`.as("replied"),
+        sql<number>`count(*)`.as("reached"),
+      ])
+      .where("s.account_id", "=", accountId)
+      .where("s.campaign_id", "=", campaignId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("list_members")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", accountId)
+      .where("list_id", "=", listId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const n = (v: unknown) => Number(v ?? 0);
+  return {
+    members: n(members.n),
+    reached: n(sends.reached),
+    skipped: n(sends.skipped),
+    sent: n(sends.sent),
+    failed: n(sends.failed),
+    pending: n(sends.pending),
+    replied: n(sends.replied),
+  };
+}

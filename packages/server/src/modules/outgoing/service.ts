@@ -1,0 +1,189 @@
+// Outgoing campaigns: a campaign's first message to every member of a list, through a custom channel.
+// A job sends a few members every TICK_MS (the campaign's rate per minute), each member in a
+// transaction of its own that re-reads the campaign's state, writes the member's send row (unique per
+// campaign and contact), takes the credit where metering applies, and queues the message on the normal
+// delivery path. Pausing stops the next member at once; resuming, or a restart, never sends anyone the
+// first message twice.
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import type { ContactRow } from "../../platform/db/schema.ts";
+import { AppError } from "../../platform/errors.ts";
+import {
+  activeJobsOf,
+  defineJob,
+  enqueueJobs,
+  type JobContext,
+  type JobResult,
+} from "../../platform/jobs.ts";
+import { findAccountById } from "../accounts/repo.ts";
+import * as campaigns from "../bot/repo.ts";
+import { outgoingOf, requireCampaign } from "../bot/service.ts";
+import { findOrCreateConversation, setConversationCampaign } from "../conversations/repo.ts";
+import { debit } from "../credits/ledger.ts";
+import { createOutboundMessage } from "../delivery/outbound.ts";
+import * as repo from "./repo.ts";
+
+export const TICK_MS = 10_000;
+/** One first message costs one credit (hundredths) where metering applies. */
+const FIRST_MESSAGE_COST = 100;
+
+export const outgoingJob = defineJob(
+  "outgoing.send",
+  Type.Object({ campaignId: Type.String({ minLength: 1 }) }),
+  {
+    subject: (p) => p.campaignId,
+  },
+);
+
+class Stop extends Error {
+  readonly reason: "paused" | "out_of_credits";
+  constructor(reason: "paused" | "out_of_credits") {
+    super(reason);
+    this.reason = reason;
+  }
+}
+
+/** `{{firstName}}`, `{{firstName|there}}` (a fallback when the field is empty), lastName, phone, email. */
+export function render(
+  template: string,
+  c: Pick<ContactRow, "first_name" | "last_name" | "phone" | "email">,
+): string {
+  const fields: Record<string, string | null> = {
+    firstname: c.first_name,
+    lastname: c.last_name,
+    phone: c.phone,
+    email: c.email,
+  };
+  return template.replace(/\{\{\s*(\w+)\s*(?:\|([^}]*))?\}\}/g, (whole, name: string, fallback?: string) => {
+    const key = name.toLowerCase();
+    if (!(key in fields)) return whole;
+    const value = fields[key]?.trim();
+    return value ? value : (fallback ?? "").trim();
+  });
+}
+
+async function ensureJob(trx: Parameters<typeof enqueueJobs>[0], accountId: string, campaignId: string) {
+  const active = await activeJobsOf(trx, accountId, outgoingJob.type, campaignId);
+  if (active.length === 0) await enqueueJobs(trx, [outgoingJob.create({ campaignId }, { accountId })]);
+}
+
+export async function startOutgoing(ctx: AppContext, accountId: string, campaignId: string) {
+  const c = await requireCampaign(ctx.db, accountId, campaignId);
+  if (!outgoingOf(c)) {
+    throw new AppError("VALIDATION_ERROR", "this campaign has no outgoing message: set outgoing first");
+  }
+  // Also after "done": members added to the list since then get theirs (nobody gets it twice).
+  await ctx.db.write(async (trx) => {
+    await campaigns.setOutgoingState(trx, accountId, campaignId, "running", null);
+    await ensureJob(trx, accountId, campaignId);
+  });
+  return outgoingStats(ctx, accountId, campaignId);
+}
+
+export async function pauseOutgoing(ctx: AppContext, accountId: string, campaignId: string) {
+  const c = await requireCampaign(ctx.db, accountId, campaignId);
+  if (c.outgoing_state === "running") {
+    await ctx.db.write((trx) => campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "paused"));
+  }
+  return outgoingStats(ctx, accountId, campaignId);
+}
+
+export async function outgoingStats(ctx: AppContext, accountId: string, campaignId: string) {
+  const c = await requireCampaign(ctx.db, accountId, campaignId);
+  const o = outgoingOf(c);
+  const f = o
+    ? await repo.sendFigures(ctx.db.kysely, accountId, campaignId, o.listId)
+    : { members: 0, reached: 0, skipped: 0, sent: 0, failed: 0, pending: 0, replied: 0 };
+  return {
+    state: c.outgoing_state,
+    pausedReason: c.outgoing_reason,
+    members: f.members,
+    queued: Math.max(0, f.members - f.reached),
+    sent: f.sent,
+    pending: f.pending,
+    failed: f.failed,
+    skipped: f.skipped,
+    replied: f.replied,
+  };
+}
+
+/** One tick: the next members up to the rate, each in its own transaction; then the next tick. */
+export async function sendTick(ctx: AppContext, accountId: string, campaignId: string): Promise<void> {
+  const db = ctx.db;
+  const c = await campaigns.findCampaign(db.kysely, accountId, campaignId);
+  const o = c ? outgoingOf(c) : null;
+  if (!c || !o || c.outgoing_state !== "running") return;
+  const account = await findAccountById(db.kysely, accountId);
+  if (!account) return;
+  const metered =
+    ctx.config.botMetering === "all" ||
+    (ctx.config.botMetering === "subaccounts" && account.kind === "subaccount");
+  const perTick = Math.max(1, Math.round((o.ratePerMinute * TICK_MS) / 60_000));
+  const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
+  try {
+    for (const contact of members) {
+      await db.write(async (trx) => {
+        const now = Date.now();
+        const current = await campaigns.findCampaign(trx, accountId, campaignId);
+        if (current?.outgoing_state !== "running") throw new Stop("paused");
+        if (!contact.external_id) {
+          await repo.claimSend(trx, accountId, campaignId, contact.id, "skipped", now);
+          return;
+        }
+        if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
+        const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, o.channel, now);
+        const message = await createOutboundMessage(trx, accountId, {
+          sender: "bot",
+          channel: o.channel,
+          toId: contact.external_id,
+          campaignId,
+          conversationId: conversation.id,
+          contactId: contact.id,
+          body: render(o.message, contact),
+          at: now,
+        });
+        if (metered) {
+          const paid = await debit(trx, accountId, {
+            amount: FIRST_MESSAGE_COST,
+            kind: "bot_reply",
+            messageId: message.id,
+            description: `Outgoing campaign first message (${current.name})`,
+          });
+          // Rolls this member back: nobody gets a message the account could not pay for.
+          if (!paid) throw new Stop("out_of_credits");
+        }
+        await repo.setSendMessage(trx, accountId, campaignId, contact.id, message.id);
+        await setConversationCampaign(trx, accountId, conversation.id, campaignId);
+      });
+    }
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+    if (err.reason === "out_of_credits") {
+      await db.write((trx) =>
+        campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "out_of_credits"),
+      );
+    }
+    return;
+  }
+  await db.write(async (trx) => {
+    const current = await campaigns.findCampaign(trx, accountId, campaignId);
+    if (current?.outgoing_state !== "running") return;
+    if (members.length < perTick) {
+      // Everyone on the list now was reached (members added later: start it again).
+      const left = await repo.membersNotReached(trx, accountId, o.listId, campaignId, 1);
+      if (left.length === 0) {
+        await campaigns.setOutgoingState(trx, accountId, campaignId, "done", null);
+        return;
+      }
+    }
+    await enqueueJobs(trx, [outgoingJob.create({ campaignId }, { accountId, runAt: Date.now() + TICK_MS })]);
+  });
+}
+
+export function outgoingHandler(ctx: AppContext) {
+  return async (payload: { campaignId: string }, job: JobContext): Promise<JobResult> => {
+    if (!job.accountId) return { dead: true, error: "outgoing.send job without an account" };
+    await sendTick(ctx, job.accountId, payload.campaignId);
+    return undefined;
+  };
+}

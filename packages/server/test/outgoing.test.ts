@@ -1,0 +1,222 @@
+// Outgoing campaigns: a first message to every member of a list through a custom channel, delivered
+// like every reply; members without a fromId skipped; never twice (resume, start again); pause stops
+// at once; out of credits pauses itself; replies go to the campaign's bot.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CreatedAccount } from "../src/modules/accounts/service.ts";
+import { updateSettings } from "../src/modules/accounts/service.ts";
+import { customData, postIncoming } from "./fixtures/incoming.ts";
+import { callWithKey, errorCode, json, newAgency, startTestApp, type TestApp } from "./helpers.ts";
+import { type Receiver, startReceiver } from "./receiver.ts";
+
+interface Stats {
+  state: string | null;
+  pausedReason: string | null;
+  members: number;
+  queued: number;
+  sent: number;
+  pending: number;
+  failed: number;
+  skipped: number;
+  replied: number;
+}
+
+describe("outgoing campaigns", () => {
+  let t: TestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    [t, receiver] = await Promise.all([startTestApp(), startReceiver()]);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  /** An account with a receiver, a list of `withFromId` custom-channel contacts and `withoutFromId` others. */
+  async function world(acc: CreatedAccount, withFromId: number, withoutFromId: number, tag: string) {
+    await updateSettings(t.parley.db, acc.accountId, { webhook_url: receiver.url });
+    const call = (method: "GET" | "POST" | "PATCH", url: string, body?: unknown) =>
+      callWithKey(t, method, url, acc.apiKey, body);
+    const list = json<{ id: string }>(await call("POST", "/v1/lists", { name: `out ${tag}` }));
+    for (let i = 0; i < withFromId; i++) {
+      const res = await postIncoming(t, acc.apiKey, {
+        customData: customData({ fromId: `${tag}-${i}`, body: "hello" }),
+      });
+      const { messageId } = json<{ messageId: string }>(res);
+      const m = json<{ contactId: string }>(await call("GET", `/v1/messages/${messageId}`));
+      await call("POST", `/v1/lists/${list.id}/contacts`, { contactId: m.contactId });
+    }
+    for (let i = 0; i < withoutFromId; i++) {
+      const c = json<{ id: string }>(
+        await call("POST", "/v1/contacts", { firstName: "Phone", phone: `+1415555${String(7000 + i)}` }),
+      );
+      await call("POST", `/v1/lists/${list.id}/contacts`, { contactId: c.id });
+    }
+    await t.parley.worker.drain(); // the bot's replies to the hellos
+    return { call, listId: list.id };
+  }
+  const firstMessages = (campaignId: string) =>
+    receiver.received
+      .map(
+        (r) =>
+          JSON.parse(r.body) as {
+            campaignId: string;
+            body: string;
+            sender: string;
+            channel: string;
+            toId: string;
+          },
+      )
+      .filter((b) => b.campaignId === campaignId && b.body.startsWith("Hi "));
+  /** Makes the next tick due now (ticks wait 10 s) and runs the worker. */
+  const tick = async () => {
+    await t.parley.db.kysely
+      .updateTable("jobs")
+      .set({ run_at: Date.now() })
+      .where("type", "=", "outgoing.send")
+      .execute();
+    await t.parley.worker.drain();
+  };
+
+  it("sends each member with a fromId the first message once, skips the others, and routes replies to the campaign", async () => {
+    const acc = await t.account();
+    const { call, listId } = await world(acc, 3, 2, "a");
+    const made = await call("POST", "/v1/campaigns", {
+      name: "Spring sale",
+      status: "live",
+      knowledge: [{ question: "What are your opening hours?", answer: "Spring hours: 8 to 8." }],
+      outgoing: {
+        message: "Hi {{firstName|there}}! Our spring sale starts today.",
+        listId,
+        channel: "sms",
+        ratePerMinute: 600,
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const campaign = json<{ id: string; outgoing: Record<string, unknown> }>(made);
+    expect(campaign.outgoing).toMatchObject({ listId, channel: "sms", ratePerMinute: 600, state: null });
+
+    const started = json<Stats>(await call("POST", `/v1/campaigns/${campaign.id}/start`));
+    expect(started).toMatchObject({ state: "running", members: 5, queued: 5 });
+    await t.parley.worker.drain();
+    const sent = firstMessages(campaign.id);
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((s) => s.toId))).toEqual(new Set(["a-0", "a-1", "a-2"]));
+    expect(sent[0]).toMatchObject({
+      body: "Hi there! Our spring sale starts today.",
+      sender: "bot",
+      channel: "sms",
+    });
+    const stats = json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`));
+    expect(stats).toMatchObject({
+      state: "done",
+      queued: 0,
+      sent: 3,
+      skipped: 2,
+      failed: 0,
+      pending: 0,
+      replied: 0,
+    });
+
+    // Started again: nobody gets it twice.
+    await call("POST", `/v1/campaigns/${campaign.id}/start`);
+    await tick();
+    expect(firstMessages(campaign.id)).toHaveLength(3);
+
+    // A reply goes to this campaign's bot (not the default campaign).
+    await postIncoming(t, acc.apiKey, {
+      customData: customData({ fromId: "a-1", body: "What are your opening hours?" }),
+    });
+    await t.parley.worker.drain();
+    const answer = receiver.received
+      .map((r) => JSON.parse(r.body) as { campaignId: string; body: string; toId: string })
+      .find((b) => b.toId === "a-1" && b.body === "Spring hours: 8 to 8.");
+    expect(answer?.campaignId).toBe(campaign.id);
+    expect(json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`)).replied).toBe(1);
+  });
+
+  it("pause stops the next member at once; resume goes on without repeating anyone", async () => {
+    const acc = await t.account();
+    const { call, listId } = await world(acc, 3, 0, "p");
+    const campaign = json<{ id: string }>(
+      await call("POST", "/v1/campaigns", {
+        name: "Slow",
+        outgoing: { message: "Hi {{firstName|friend}}", listId, channel: "sms", ratePerMinute: 6 },
+      }),
+    );
+    await call("POST", `/v1/campaigns/${campaign.id}/start`);
+    await t.parley.worker.drain();
+    expect(firstMessages(campaign.id)).toHaveLength(1); // one per 10-second tick at 6 a minute
+    expect(json<Stats>(await call("POST", `/v1/campaigns/${campaign.id}/pause`))).toMatchObject({
+      state: "paused",
+      pausedReason: "paused",
+    });
+    await tick();
+    expect(firstMessages(campaign.id)).toHaveLength(1);
+    await call("POST", `/v1/campaigns/${campaign.id}/start`);
+    await tick();
+    await tick();
+    await tick();
+    const all = firstMessages(campaign.id);
+    expect(all).toHaveLength(3);
+    expect(new Set(all.map((m) => m.toId)).size).toBe(3);
+    expect(json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`)).state).toBe("done");
+  });
+
+  it("costs 1 credit each where metering applies and pauses itself when credits run out", async () => {
+    const agency = await newAgency(t);
+    const sub = json<{ id: string; apiKey: string; email: string }>(
+      await t.inject({
+        method: "POST",
+        url: "/v1/subaccounts",
+        headers: { "x-api-key": agency.apiKey },
+        payload: { email: `client-${Date.now()}@example.com` },
+      }),
+    );
+    await t.inject({
+      method: "POST",
+      url: "/v1/subaccounts/credits",
+      headers: { "x-api-key": agency.apiKey },
+      payload: { email: sub.email, amount: 1 },
+    });
+    const subAcc = { accountId: sub.id, apiKey: sub.apiKey } as CreatedAccount;
+    // The hellos' bot replies would use the credit first: the sub-account's bot is off for them.
+    await updateSettings(t.parley.db, sub.id, { bot_active: 0 });
+    const { call, listId } = await world(subAcc, 3, 0, "c");
+    const campaign = json<{ id: string }>(
+      await call("POST", "/v1/campaigns", {
+        name: "Paid",
+        outgoing: { message: "Hi from us", listId, channel: "sms", ratePerMinute: 600 },
+      }),
+    );
+    await call("POST", `/v1/campaigns/${campaign.id}/start`);
+    await t.parley.worker.drain();
+    expect(firstMessages(campaign.id)).toHaveLength(1);
+    const stats = json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`));
+    expect(stats).toMatchObject({ state: "paused", pausedReason: "out_of_credits", sent: 1, queued: 2 });
+    const account = json<{ credits: number }>(await callWithKey(t, "GET", "/v1/account", sub.apiKey));
+    expect(account.credits).toBe(0);
+  });
+
+  it("refuses a start without an outgoing side, an unknown list, and another account's campaign", async () => {
+    const acc = await t.account();
+    const call = (method: "GET" | "POST", url: string, body?: unknown) =>
+      callWithKey(t, method, url, acc.apiKey, body);
+    const plain = json<{ id: string }>(await call("POST", "/v1/campaigns", { name: "No outgoing" }));
+    expect(errorCode(await call("POST", `/v1/campaigns/${plain.id}/start`))).toBe("VALIDATION_ERROR");
+    const noList = await call("POST", "/v1/campaigns", {
+      name: "Bad list",
+      outgoing: { message: "Hi", listId: "ls_01aaaaaaaaaaaaaaaaaaaaaaaa", channel: "sms" },
+    });
+    expect(errorCode(noList)).toBe("LIST_NOT_FOUND");
+    const other = await t.account();
+    for (const path of ["start", "pause", "stats"]) {
+      const res = await callWithKey(
+        t,
+        path === "stats" ? "GET" : "POST",
+        `/v1/campaigns/${plain.id}/${path}`,
+        other.apiKey,
+      );
+      expect(res.statusCode, path).toBe(404);
+    }
+  });
+});
