@@ -504,11 +504,68 @@ async function inbox(database: "sqlite" | "postgres"): Promise<InboxResult> {
   return { database, ...(JSON.parse(lines.at(-1) ?? "{}") as Omit<InboxResult, "database">) };
 }
 
+interface ImportResult {
+  database: "sqlite" | "postgres";
+  rows: number;
+  seconds: number;
+  rowsPerSecond: number;
+  peakRssMb: number;
+  created: number;
+  rejected: number;
+}
+
+const IMPORT_ROWS = Number(process.env.BENCH_IMPORT ?? 100_000);
+
+/** `parley contacts import` of a generated CSV (names, phone, e-mail, labels; 1 % bad phones). */
+async function importBench(database: "sqlite" | "postgres"): Promise<ImportResult> {
+  log(`import: ${IMPORT_ROWS} rows on ${database}`);
+  const dir = tmpDir();
+  const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_import") : null;
+  const env = childEnv(dir, databaseUrl);
+  await cli(["account", "create", "--email", "import@example.com", "--password", "bench import pw"], env);
+  const file = path.join(dir, "contacts.csv");
+  const lines = ["First name,Last name,Phone,Email,Labels"];
+  for (let i = 0; i < IMPORT_ROWS; i++) {
+    const phone = i % 100 === 7 ? `212${2000000 + i}` : `+1212${2000000 + (i % 8000000)}`;
+    lines.push(`First${i},Last${i},${phone},p${i}@example.com,${i % 3 ? "a;b" : ""}`);
+  }
+  fs.writeFileSync(file, `${lines.join("\n")}\n`);
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, "contacts", "import", "--email", "import@example.com", file], {
+    env,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let out = "";
+  let peak = 0;
+  child.stdout.on("data", (c) => (out += c));
+  const poll = setInterval(() => {
+    try {
+      if (child.pid) peak = Math.max(peak, peakRssMb(child.pid));
+    } catch {}
+  }, 100);
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  clearInterval(poll);
+  if (code !== 0) throw new Error("parley contacts import failed");
+  const seconds = (performance.now() - started) / 1000;
+  const summary = JSON.parse(out) as { created: number; rejected: number };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return {
+    database,
+    rows: IMPORT_ROWS,
+    seconds: Math.round(seconds * 10) / 10,
+    rowsPerSecond: Math.round(IMPORT_ROWS / seconds),
+    peakRssMb: peak,
+    created: summary.created,
+    rejected: summary.rejected,
+  };
+}
+
 type SectionTimes = {
   ingestion: string | null;
   drain: string | null;
   lookup: string | null;
   inbox?: string | null;
+  import?: string | null;
 };
 
 function markdown(r: {
@@ -519,12 +576,13 @@ function markdown(r: {
   drain: DrainResult[];
   lookup: LookupResult | null;
   inbox?: InboxResult[];
+  import?: ImportResult[];
 }): string {
   const t = r.sectionsRanAt;
   const when =
-    t.ingestion === t.drain && t.drain === t.lookup && t.lookup === t.inbox
+    t.ingestion === t.drain && t.drain === t.lookup && t.lookup === t.inbox && t.inbox === t.import
       ? `Ran ${r.ranAt}`
-      : `Ingestion ran ${t.ingestion ?? "never"}, drain ${t.drain ?? "never"}, look-ups ${t.lookup ?? "never"}, inbox ${t.inbox ?? "never"}`;
+      : `Ingestion ran ${t.ingestion ?? "never"}, drain ${t.drain ?? "never"}, look-ups ${t.lookup ?? "never"}, inbox ${t.inbox ?? "never"}, import ${t.import ?? "never"}`;
   const lines = [
     `${when} on ${r.machine}; ${CONNECTIONS} connections, ${SECONDS} s per run, runs alternated Parley/baseline twice.`,
     "",
@@ -586,12 +644,24 @@ function markdown(r: {
       }
     }
   }
+  if (r.import?.length) {
+    lines.push(
+      "",
+      "| CSV import (`parley contacts import`) | rows | seconds | rows/s | peak RSS MB | created | rejected |",
+      "|---|---|---|---|---|---|---|",
+    );
+    for (const i of r.import) {
+      lines.push(
+        `| ${i.database} | ${i.rows} | ${i.seconds} | **${i.rowsPerSecond}** | ${i.peakRssMb} | ${i.created} | ${i.rejected} |`,
+      );
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
-const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox").split(",");
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import").split(",");
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
@@ -600,11 +670,18 @@ const results = {
   machine,
   ranAt,
   // A partial run keeps the other sections of the previous one: each section says when it ran.
-  sectionsRanAt: { ingestion: ranAt, drain: ranAt, lookup: ranAt, inbox: ranAt } as SectionTimes,
+  sectionsRanAt: {
+    ingestion: ranAt,
+    drain: ranAt,
+    lookup: ranAt,
+    inbox: ranAt,
+    import: ranAt,
+  } as SectionTimes,
   ingestion: [] as IngestionResult[],
   drain: [] as DrainResult[],
   lookup: null as LookupResult | null,
   inbox: [] as InboxResult[],
+  import: [] as ImportResult[],
 };
 /**
  * A PostgreSQL cluster of the bench's own (as .ci/run starts one): initdb into a temporary folder, on a
@@ -685,8 +762,9 @@ if (only.includes("ingestion")) {
 if (only.includes("drain")) for (const d of databases) results.drain.push(await deliveryDrain(d));
 if (only.includes("lookup")) results.lookup = await lookups();
 if (only.includes("inbox")) for (const d of databases) results.inbox.push(await inbox(d));
+if (only.includes("import")) for (const d of databases) results.import.push(await importBench(d));
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
-for (const section of ["ingestion", "drain", "lookup", "inbox"] as const) {
+for (const section of ["ingestion", "drain", "lookup", "inbox", "import"] as const) {
   if (only.includes(section)) continue;
   results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
 }
@@ -695,6 +773,7 @@ if (previous) {
   if (!only.includes("drain")) results.drain = previous.drain ?? [];
   if (!only.includes("lookup")) results.lookup = previous.lookup ?? null;
   if (!only.includes("inbox")) results.inbox = previous.inbox ?? [];
+  if (!only.includes("import")) results.import = previous.import ?? [];
 }
 const md = markdown(results);
 process.stdout.write(md);

@@ -259,6 +259,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
       .getByText("Done", { exact: true })
       .waitFor({ timeout: 30_000 });
     await expectAccessible(page, "campaign with an outgoing message");
+    await page.getByRole("region", { name: "Outgoing message" }).scrollIntoViewIfNeeded();
+    await screenshot(page, "outgoing");
     for (const id of contactIds) {
       const history = (await (await api.get(`/v1/contacts/${id}/messages?apiKey=${apiKey}`)).json()) as {
         data: Array<{ direction: string; body: string }>;
