@@ -217,7 +217,13 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await dialog.getByRole("button", { name: "Start import" }).click();
     await dialog.getByText("Import finished: 4 of 4 rows").waitFor();
     await dialog.getByText("Created 3, updated 0, rejected 1").waitFor();
-    await dialog.getByRole("link", { name: /Download the rejected rows/ }).waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      dialog.getByRole("link", { name: /Download the rejected rows/ }).click(),
+    ]);
+    const report = fs.readFileSync((await download.path()) ?? "", "utf8");
+    expect(report.split("\n")[0]).toBe("First name,Last name,Mobile,Email,row,reason");
+    expect(report).toMatch(/No,Code,4155550203,,3,.*country code/);
     await screenshot(page, "import");
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Lin Park" }).waitFor();
