@@ -17,6 +17,21 @@ export async function findImport(db: Q, accountId: string, importId: string): Pr
     .executeTakeFirst();
 }
 
+/** The import row, locked until the transaction ends on PostgreSQL (SQLite has one writer anyway). */
+export async function findImportLocked(
+  db: Transaction<Database>,
+  dialect: "sqlite" | "postgres",
+  accountId: string,
+  importId: string,
+): Promise<ImportRow | undefined> {
+  const q = db
+    .selectFrom("imports")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", importId);
+  return (dialect === "postgres" ? q.forUpdate() : q).executeTakeFirst();
+}
+
 export async function recentImports(db: Q, accountId: string, limit: number): Promise<ImportRow[]> {
   return db
     .selectFrom("imports")

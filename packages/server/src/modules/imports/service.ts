@@ -224,7 +224,13 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
     );
     return false;
   }
-  await ctx.db.write(async (trx) => {
+  const wrote = await ctx.db.write(async (trx) => {
+    // Another run of this import (a job re-claimed after a crash, next to its successor) may have
+    // done this slice meanwhile: then this one writes nothing.
+    const fresh = await repo.findImportLocked(trx, ctx.db.dialect, accountId, importId);
+    if (fresh?.status !== "running" || fresh.byte_offset !== imp.byte_offset || fresh.done !== imp.done) {
+      return false;
+    }
     const counts = { created: imp.created, updated: imp.updated, rejected: imp.rejected };
     const rejections: Array<{ rowNumber: number; reason: string; record: string[] }> = [];
     for (const [i, record] of slice.records.entries()) {
@@ -258,8 +264,9 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
       Date.now(),
     );
     if (!finished && enqueueNext) await enqueueJobs(trx, [importJob.create({ importId }, { accountId })]);
+    return true;
   });
-  return slice.more;
+  return wrote && slice.more;
 }
 
 export function importHandler(ctx: AppContext) {
