@@ -162,6 +162,37 @@ describe("outgoing campaigns", () => {
     expect(json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`)).state).toBe("done");
   });
 
+  it("keeps the send rate: 100 members at 600 a minute take about 10 seconds, evenly", async () => {
+    const acc = await t.account();
+    await updateSettings(t.parley.db, acc.accountId, { bot_active: 0 });
+    const { call, listId } = await world(acc, 100, 0, "r");
+    const campaign = json<{ id: string }>(
+      await call("POST", "/v1/campaigns", {
+        name: "Paced",
+        outgoing: { message: "Hi paced", listId, channel: "sms", ratePerMinute: 600 },
+      }),
+    );
+    await call("POST", `/v1/campaigns/${campaign.id}/start`);
+    await t.parley.worker.drain();
+    const times = (
+      await t.parley.db.kysely
+        .selectFrom("messages")
+        .select("created_at")
+        .where("account_id", "=", acc.accountId)
+        .where("campaign_id", "=", campaign.id)
+        .orderBy("created_at")
+        .execute()
+    ).map((r) => Number(r.created_at));
+    expect(times).toHaveLength(100);
+    // 99 intervals of 100 ms: 9.9 s, within 10 %.
+    const span = (times.at(-1) ?? 0) - (times[0] ?? 0);
+    expect(span).toBeGreaterThan(9900 * 0.9);
+    expect(span).toBeLessThan(9900 * 1.1);
+    // And no burst: no 10 members within half a second.
+    for (let i = 10; i < times.length; i++)
+      expect((times[i] ?? 0) - (times[i - 10] ?? 0)).toBeGreaterThan(500);
+  }, 60_000);
+
   it("costs 1 credit each where metering applies and pauses itself when credits run out", async () => {
     const agency = await newAgency(t);
     const sub = json<{ id: string; apiKey: string; email: string }>(

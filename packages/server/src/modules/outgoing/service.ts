@@ -1,6 +1,6 @@
 // Outgoing campaigns: a campaign's first message to every member of a list, through a custom channel.
-// A job sends a few members every TICK_MS (the campaign's rate per minute), each member in a
-// transaction of its own that re-reads the campaign's state, writes the member's send row (unique per
+// A job sends the members of one tick (at most 10 s, and half a job lease) paced evenly at the
+// campaign's rate per minute, each member in a transaction of its own that re-reads the campaign's state, writes the member's send row (unique per
 // campaign and contact), takes the credit where metering applies, and queues the message on the normal
 // delivery path. Pausing stops the next member at once; resuming, or a restart, never sends anyone the
 // first message twice.
@@ -24,6 +24,8 @@ import { createOutboundMessage } from "../delivery/outbound.ts";
 import * as repo from "./repo.ts";
 
 export const TICK_MS = 10_000;
+
+const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
 /** One first message costs one credit (hundredths) where metering applies. */
 const FIRST_MESSAGE_COST = 100;
 
@@ -118,10 +120,16 @@ export async function sendTick(ctx: AppContext, accountId: string, campaignId: s
   const metered =
     ctx.config.botMetering === "all" ||
     (ctx.config.botMetering === "subaccounts" && account.kind === "subaccount");
-  const perTick = Math.max(1, Math.round((o.ratePerMinute * TICK_MS) / 60_000));
+  // Evenly paced: member k of this tick at start + k × interval (absolute times, so slow writes do not
+  // add up), and the next tick due when its first member is.
+  const interval = 60_000 / o.ratePerMinute;
+  const tickMs = Math.min(TICK_MS, ctx.config.jobLeaseMs / 2);
+  const perTick = Math.max(1, Math.floor(tickMs / interval));
   const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
+  const start = Date.now();
   try {
-    for (const contact of members) {
+    for (const [k, contact] of members.entries()) {
+      await sleepUntil(start + k * interval);
       await db.write(async (trx) => {
         const now = Date.now();
         const current = await campaigns.findCampaign(trx, accountId, campaignId);
@@ -176,7 +184,9 @@ export async function sendTick(ctx: AppContext, accountId: string, campaignId: s
         return;
       }
     }
-    await enqueueJobs(trx, [outgoingJob.create({ campaignId }, { accountId, runAt: Date.now() + TICK_MS })]);
+    await enqueueJobs(trx, [
+      outgoingJob.create({ campaignId }, { accountId, runAt: start + members.length * interval }),
+    ]);
   });
 }
 
