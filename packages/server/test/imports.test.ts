@@ -157,6 +157,45 @@ describe("contact imports", () => {
     expect(rows).toHaveLength(2); // the two imports of the first test only
   });
 
+  it("duplicates within the file and against existing contacts update instead of creating", async () => {
+    await callWithKey(t, "POST", "/v1/contacts", acc.apiKey, { phone: "+14155550301", firstName: "Old" });
+    const csv = [
+      "First name,Phone,Email,Channel id",
+      "Ada,+14155550300,,",
+      "Ada Again,+1 415 555 0300,ada@example.com,", // the same phone, written otherwise
+      "New name,+14155550301,,", // a contact that existed before
+      "Chat,,,chat-77",
+      "Chat,,,chat-77", // the same custom channel id, nothing new
+    ].join("\n");
+    const imp = json<Imp>(await upload(csv));
+    await t.parley.worker.drain();
+    expect(await get(imp.importId)).toMatchObject({
+      status: "done",
+      total: 5,
+      created: 2,
+      updated: 2,
+      rejected: 0,
+    });
+    const ada = json<{ contact: { firstName: string; email: string } }>(
+      await callWithKey(
+        t,
+        "GET",
+        `/v1/contacts?phoneNumber=${encodeURIComponent("+14155550300")}`,
+        acc.apiKey,
+      ),
+    );
+    expect(ada.contact).toMatchObject({ firstName: "Ada Again", email: "ada@example.com" });
+    const old = json<{ contact: { firstName: string } }>(
+      await callWithKey(
+        t,
+        "GET",
+        `/v1/contacts?phoneNumber=${encodeURIComponent("+14155550301")}`,
+        acc.apiKey,
+      ),
+    );
+    expect(old.contact.firstName).toBe("New name");
+  });
+
   it("another account's import is 404; a mapping given by map= overrides the guess", async () => {
     const res = await upload("Mobile,Customer\n+14155550190,Grace\n", "&map=Customer%3DfirstName");
     const imp = json<Imp>(res);
