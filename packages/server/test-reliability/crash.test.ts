@@ -2,12 +2,12 @@
 // receiver. The server is SIGKILLed at random moments and restarted; afterwards nothing acknowledged is
 // missing, every inbound text has exactly one bot reply, every reply reached the receiver (always
 // under its own webhook-id), no job is stuck, and the balance equals the sum of its history.
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
 import {
   envFor,
   expectEveryGuarantee,
+  freePort,
   incomingLoad,
   kill,
   payingSubaccount,
@@ -18,16 +18,6 @@ import {
 } from "./harness.ts";
 
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 5);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe("crashes with the bot and delivery running", () => {
   let database: TestDatabase;

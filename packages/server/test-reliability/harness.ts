@@ -3,6 +3,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
+import net from "node:net";
 import { expect } from "vitest";
 import { openDatabase } from "../src/platform/db/index.ts";
 import type { TestDatabase } from "../test/helpers.ts";
@@ -257,4 +258,58 @@ export async function expectEveryGuarantee(
   } finally {
     await db.close();
   }
+}
+
+const callAgent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+
+/** One /v1 request to a `parley serve` on loopback (self-signed TLS), with the key in the header. */
+export function callApi<T>(
+  port: number,
+  key: string,
+  method: string,
+  path: string,
+  body?: { type: string; data: string } | Record<string, unknown>,
+): Promise<{ status: number; json: T }> {
+  const raw =
+    body === undefined
+      ? undefined
+      : "type" in body && typeof body.type === "string" && typeof body.data === "string"
+        ? { type: body.type, data: body.data }
+        : { type: "application/json", data: JSON.stringify(body) };
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent: callAgent,
+        headers: {
+          "x-api-key": key,
+          ...(raw ? { "content-type": raw.type, "content-length": Buffer.byteLength(raw.data) } : {}),
+        },
+      },
+      (res) => {
+        let data = "";
+        res.on("data", (c) => (data += c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, json: (data ? JSON.parse(data) : null) as T }),
+        );
+      },
+    );
+    req.on("error", reject);
+    if (raw) req.write(raw.data);
+    req.end();
+  });
+}
+
+/** A free TCP port on loopback (a server restarted on the same port keeps its URL). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
 }

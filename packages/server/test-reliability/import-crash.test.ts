@@ -1,60 +1,12 @@
 // A CSV import through SIGKILLs: a real `parley serve` works through a 20,000-row file while it is
 // killed and restarted; the import resumes from its last slice and ends with the right counts, one
 // contact per row, and nothing created twice.
-import https from "node:https";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
-import { cli, envFor, kill, openShared, type ServerProcess, start } from "./harness.ts";
+import { callApi, cli, envFor, freePort, kill, openShared, type ServerProcess, start } from "./harness.ts";
 
 const ROWS = 20_000;
 const KILLS = 3;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
-
-function request<T>(
-  port: number,
-  key: string,
-  method: string,
-  path: string,
-  body?: { type: string; data: string },
-): Promise<{ status: number; json: T }> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        agent,
-        headers: {
-          "x-api-key": key,
-          ...(body ? { "content-type": body.type, "content-length": Buffer.byteLength(body.data) } : {}),
-        },
-      },
-      (res) => {
-        let data = "";
-        res.on("data", (c) => (data += c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, json: (data ? JSON.parse(data) : null) as T }),
-        );
-      },
-    );
-    req.on("error", reject);
-    if (body) req.write(body.data);
-    req.end();
-  });
-}
 
 describe("a CSV import through crashes", () => {
   let database: TestDatabase;
@@ -73,7 +25,7 @@ describe("a CSV import through crashes", () => {
     let server: ServerProcess = await start(["serve"], env);
     const lines = ["Name,Phone"];
     for (let i = 0; i < ROWS; i++) lines.push(`Row ${i},+1212${2000000 + i}`);
-    const upload = await request<{ importId: string; total: number }>(
+    const upload = await callApi<{ importId: string; total: number }>(
       port,
       acc.apiKey,
       "POST",
@@ -87,7 +39,7 @@ describe("a CSV import through crashes", () => {
     expect(upload.json.total).toBe(ROWS);
     const progress = async () =>
       (
-        await request<{ status: string; done: number; created: number; updated: number; rejected: number }>(
+        await callApi<{ status: string; done: number; created: number; updated: number; rejected: number }>(
           port,
           acc.apiKey,
           "GET",

@@ -2,13 +2,13 @@
 // is killed and restarted; afterwards every member with a fromId has exactly one first message (the
 // receiver may see a message more than once, always under its own webhook-id: delivery is at least
 // once), none was sent twice, and the campaign finished.
-import https from "node:https";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
 import {
+  callApi,
   cli,
   envFor,
+  freePort,
   kill,
   openShared,
   type Receiver,
@@ -20,55 +20,6 @@ import {
 const MEMBERS = 150;
 const KILLS = 3;
 const FIRST = "Hello from the spring campaign";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
-
-function call<T>(
-  port: number,
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: T }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        agent,
-        headers: {
-          "x-api-key": key,
-          ...(payload
-            ? { "content-type": "application/json", "content-length": Buffer.byteLength(payload) }
-            : {}),
-        },
-      },
-      (res) => {
-        let data = "";
-        res.on("data", (c) => (data += c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, json: (data ? JSON.parse(data) : null) as T }),
-        );
-      },
-    );
-    req.on("error", reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
 
 describe("an outgoing campaign through crashes", () => {
   let database: TestDatabase;
@@ -100,9 +51,9 @@ describe("an outgoing campaign through crashes", () => {
     );
     let server: ServerProcess = await start(["serve"], env);
     const key = acc.apiKey;
-    const list = (await call<{ id: string }>(port, key, "POST", "/v1/lists", { name: "spring" })).json;
+    const list = (await callApi<{ id: string }>(port, key, "POST", "/v1/lists", { name: "spring" })).json;
     for (let i = 0; i < MEMBERS; i++) {
-      const res = await call<{ messageId: string }>(
+      const res = await callApi<{ messageId: string }>(
         port,
         key,
         "POST",
@@ -111,17 +62,17 @@ describe("an outgoing campaign through crashes", () => {
           customData: { messageSid: `m-${i}`, fromId: `member-${i}`, toId: "shop", body: "hi" },
         },
       );
-      const m = (await call<{ contactId: string }>(port, key, "GET", `/v1/messages/${res.json.messageId}`))
+      const m = (await callApi<{ contactId: string }>(port, key, "GET", `/v1/messages/${res.json.messageId}`))
         .json;
-      await call(port, key, "POST", `/v1/lists/${list.id}/contacts`, { contactId: m.contactId });
+      await callApi(port, key, "POST", `/v1/lists/${list.id}/contacts`, { contactId: m.contactId });
     }
     const campaign = (
-      await call<{ id: string }>(port, key, "POST", "/v1/campaigns", {
+      await callApi<{ id: string }>(port, key, "POST", "/v1/campaigns", {
         name: "Spring",
         outgoing: { message: FIRST, listId: list.id, channel: "sms", ratePerMinute: 600 },
       })
     ).json;
-    expect((await call(port, key, "POST", `/v1/campaigns/${campaign.id}/start`)).status).toBe(200);
+    expect((await callApi(port, key, "POST", `/v1/campaigns/${campaign.id}/start`)).status).toBe(200);
     for (let k = 0; k < KILLS; k++) {
       await new Promise((r) => setTimeout(r, 100 + Math.random() * 400));
       await kill(server);
@@ -131,7 +82,7 @@ describe("an outgoing campaign through crashes", () => {
     const until = Date.now() + 90_000;
     let state = "";
     while (Date.now() < until) {
-      const stats = await call<{ state: string; sent: number }>(
+      const stats = await callApi<{ state: string; sent: number }>(
         port,
         key,
         "GET",

@@ -67,13 +67,21 @@ describe("outgoing campaigns", () => {
           },
       )
       .filter((b) => b.campaignId === campaignId && b.body.startsWith("Hi "));
-  /** Makes the next tick due now (ticks wait 10 s) and runs the worker. */
+  /** Makes the next tick due now (its first member would wait for the campaign's pace) and runs the worker. */
   const tick = async () => {
-    await t.parley.db.kysely
-      .updateTable("jobs")
-      .set({ run_at: Date.now() })
+    const jobs = await t.parley.db.kysely
+      .selectFrom("jobs")
+      .select(["id", "payload"])
       .where("type", "=", "outgoing.send")
       .execute();
+    for (const j of jobs) {
+      const { campaignId } = JSON.parse(j.payload) as { campaignId: string };
+      await t.parley.db.kysely
+        .updateTable("jobs")
+        .set({ run_at: Date.now(), payload: JSON.stringify({ campaignId }) })
+        .where("id", "=", j.id)
+        .execute();
+    }
     await t.parley.worker.drain();
   };
 

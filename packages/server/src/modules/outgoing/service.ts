@@ -31,10 +31,12 @@ const FIRST_MESSAGE_COST = 100;
 
 export const outgoingJob = defineJob(
   "outgoing.send",
-  Type.Object({ campaignId: Type.String({ minLength: 1 }) }),
-  {
-    subject: (p) => p.campaignId,
-  },
+  Type.Object({
+    campaignId: Type.String({ minLength: 1 }),
+    /** When the tick's first member is due (the previous tick's pace); absent: now. */
+    at: Type.Optional(Type.Number()),
+  }),
+  { subject: (p) => p.campaignId },
 );
 
 class Stop extends Error {
@@ -110,7 +112,12 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
 }
 
 /** One tick: the next members up to the rate, each in its own transaction; then the next tick. */
-export async function sendTick(ctx: AppContext, accountId: string, campaignId: string): Promise<void> {
+export async function sendTick(
+  ctx: AppContext,
+  accountId: string,
+  campaignId: string,
+  at?: number,
+): Promise<void> {
   const db = ctx.db;
   const c = await campaigns.findCampaign(db.kysely, accountId, campaignId);
   const o = c ? outgoingOf(c) : null;
@@ -126,7 +133,9 @@ export async function sendTick(ctx: AppContext, accountId: string, campaignId: s
   const tickMs = Math.min(TICK_MS, ctx.config.jobLeaseMs / 2);
   const perTick = Math.max(1, Math.floor(tickMs / interval));
   const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
-  const start = Date.now();
+  // Keep the previous tick's pace; a tick that starts late (a restart) starts now, without a burst.
+  const now = Date.now();
+  const start = at !== undefined && at > now - interval ? at : now;
   try {
     for (const [k, contact] of members.entries()) {
       await sleepUntil(start + k * interval);
@@ -184,16 +193,19 @@ export async function sendTick(ctx: AppContext, accountId: string, campaignId: s
         return;
       }
     }
+    // Claimable half a second early: the next tick waits for its first member's time itself, so the
+    // worker's polling (every 250 ms) adds no gap between ticks.
+    const next = start + members.length * interval;
     await enqueueJobs(trx, [
-      outgoingJob.create({ campaignId }, { accountId, runAt: start + members.length * interval }),
+      outgoingJob.create({ campaignId, at: next }, { accountId, runAt: Math.max(Date.now(), next - 500) }),
     ]);
   });
 }
 
 export function outgoingHandler(ctx: AppContext) {
-  return async (payload: { campaignId: string }, job: JobContext): Promise<JobResult> => {
+  return async (payload: { campaignId: string; at?: number }, job: JobContext): Promise<JobResult> => {
     if (!job.accountId) return { dead: true, error: "outgoing.send job without an account" };
-    await sendTick(ctx, job.accountId, payload.campaignId);
+    await sendTick(ctx, job.accountId, payload.campaignId, payload.at);
     return undefined;
   };
 }
