@@ -227,8 +227,10 @@ describe("Parley client against a real server", () => {
     const list = await parley.lists.create({ name: "outgoing" });
     await parley.campaigns.update(c.id, { outgoing: { message: "Hi", listId: list.id, channel: "sms" } });
     expect(await parley.campaigns.start(c.id)).toMatchObject({ state: "running", members: 0 });
-    expect((await parley.campaigns.pause(c.id)).state).toBe("paused");
-    expect(await parley.campaigns.stats(c.id)).toMatchObject({ state: "paused", sent: 0 });
+    // The list is empty: the server's worker may finish the campaign before the pause arrives.
+    const paused = await parley.campaigns.pause(c.id);
+    expect(["paused", "done"]).toContain(paused.state);
+    expect(await parley.campaigns.stats(c.id)).toMatchObject({ state: paused.state, sent: 0 });
     const tried = await parley.campaigns.preview(c.id, "anything at all");
     expect(tried).toMatchObject({ outcome: "fallback", reason: "no_answer" });
     await parley.campaigns.delete(c.id);
