@@ -132,18 +132,23 @@ export async function recentHistory(
   return rows.reverse();
 }
 
-/** The outgoing side's state (start, pause, done). */
+/**
+ * The outgoing side's state (start, pause, done). With `onlyFrom`, only when it is that state now (a
+ * compare-and-set: a tick finishing as "done" must not overwrite a pause that committed meanwhile).
+ */
 export async function setOutgoingState(
   db: Q,
   accountId: string,
   campaignId: string,
   state: "running" | "paused" | "done",
   reason: string | null,
+  onlyFrom?: "running",
 ): Promise<void> {
-  await db
+  let q = db
     .updateTable("campaigns")
     .set({ outgoing_state: state, outgoing_reason: reason, updated_at: Date.now() })
     .where("account_id", "=", accountId)
-    .where("id", "=", campaignId)
-    .execute();
+    .where("id", "=", campaignId);
+  if (onlyFrom) q = q.where("outgoing_state", "=", onlyFrom);
+  await q.execute();
 }

@@ -87,7 +87,9 @@ export async function startOutgoing(ctx: AppContext, accountId: string, campaign
 export async function pauseOutgoing(ctx: AppContext, accountId: string, campaignId: string) {
   const c = await requireCampaign(ctx.db, accountId, campaignId);
   if (c.outgoing_state === "running") {
-    await ctx.db.write((trx) => campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "paused"));
+    await ctx.db.write((trx) =>
+      campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "paused", "running"),
+    );
   }
   return outgoingStats(ctx, accountId, campaignId);
 }
@@ -177,7 +179,7 @@ export async function sendTick(
     if (!(err instanceof Stop)) throw err;
     if (err.reason === "out_of_credits") {
       await db.write((trx) =>
-        campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "out_of_credits"),
+        campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "out_of_credits", "running"),
       );
     }
     return;
@@ -189,7 +191,7 @@ export async function sendTick(
       // Everyone on the list now was reached (members added later: start it again).
       const left = await repo.membersNotReached(trx, accountId, o.listId, campaignId, 1);
       if (left.length === 0) {
-        await campaigns.setOutgoingState(trx, accountId, campaignId, "done", null);
+        await campaigns.setOutgoingState(trx, accountId, campaignId, "done", null, "running");
         return;
       }
     }
