@@ -242,6 +242,12 @@ export class Parley {
     /** POST /v1/campaigns/{id}/preview: what the bot would answer; nothing sent, stored or charged. */
     preview: (campaignId: string, message: string, o?: RequestOptions) =>
       this.#call("previewCampaign", { params: { campaignId }, body: { message }, options: o }),
+    /**
+     * POST /v1/campaigns/{id}/knowledge ("Save as knowledge"): `{question, entryIndex}` adds another
+     * phrasing of an entry, `{question, answer}` a new entry.
+     */
+    saveKnowledge: (campaignId: string, body: RequestBody<"saveKnowledge">, o?: RequestOptions) =>
+      this.#call("saveKnowledge", { params: { campaignId }, body, options: o }),
   };
 
   readonly subaccounts = {

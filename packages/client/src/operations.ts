@@ -70,6 +70,8 @@ export const OPERATIONS = {
   pauseCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/pause", idempotent: true },
   getCampaignStats: { method: "get", path: "/v1/campaigns/{campaignId}/stats", idempotent: true },
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
+  // Saving the same phrasing twice changes nothing; a second new entry would be a duplicate.
+  saveKnowledge: { method: "post", path: "/v1/campaigns/{campaignId}/knowledge", idempotent: false },
   // Agency endpoints take the key only as a header. The grant is retried only with an Idempotency-Key.
   grantSubaccountCredits: {
     method: "post",

@@ -236,6 +236,14 @@ describe("Parley client against a real server", () => {
     if (paused.state === "paused") expect(stats.state).toBe("paused");
     const tried = await parley.campaigns.preview(c.id, "anything at all");
     expect(tried).toMatchObject({ outcome: "fallback", reason: "no_answer" });
+    const saved = await parley.campaigns.saveKnowledge(c.id, {
+      question: "Is there a spring sale on helmets?",
+      answer: "Yes, 20 % off every helmet until May.",
+    });
+    expect(saved).toMatchObject({ change: "entry_created", entry: { index: 0 }, knowledgeCount: 1 });
+    expect(
+      await parley.campaigns.saveKnowledge(c.id, { question: "helmets on sale this spring?", entryIndex: 0 }),
+    ).toMatchObject({ change: "alternative_added", entry: { alternatives: ["helmets on sale this spring?"] } });
     await parley.campaigns.delete(c.id);
     const gone = await parley.campaigns.get(c.id).catch((e) => e);
     expect(gone).toMatchObject({ status: 404 });

@@ -121,6 +121,11 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/preview`,
     body: () => ({ message: "hello" }),
   },
+  "POST /v1/campaigns/:campaignId/knowledge": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/knowledge`,
+    body: () => ({ question: "taken over?", answer: "yes" }),
+  },
   "POST /v1/campaigns/:campaignId/start": {
     auth: "key",
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/start`,

@@ -12,6 +12,7 @@ import {
   CampaignParams,
   CreateCampaignBody,
   PreviewBody,
+  SaveKnowledgeBody,
   UpdateCampaignBody,
 } from "../bot/schemas.ts";
 import {
@@ -19,6 +20,7 @@ import {
   createCampaign,
   pageCampaigns,
   requireCampaign,
+  saveKnowledgeView,
   updateCampaign,
 } from "../bot/service.ts";
 import { outgoingStats, pauseOutgoing, startOutgoing } from "../outgoing/service.ts";
@@ -96,6 +98,26 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     },
     async (request) =>
       previewReply(ctx, sessionOf(request).account.id, request.params.campaignId, request.body.message),
+  );
+
+  // "Save as knowledge" from a conversation: it changes what the bot tells customers, so owners and
+  // admins, like editing the campaign.
+  app.post(
+    "/app/api/campaigns/:campaignId/knowledge",
+    {
+      ...session,
+      schema: {
+        operationId: "appSaveKnowledge",
+        tags: TAGS,
+        params: CampaignParams,
+        body: SaveKnowledgeBody,
+      },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return saveKnowledgeView(db, info.account.id, request.params.campaignId, request.body);
+    },
   );
 
   // The outgoing side: owners and admins start and pause it; everyone sees its progress.

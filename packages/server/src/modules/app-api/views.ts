@@ -59,6 +59,8 @@ export function messageJson(
     type: v.type,
     sender: v.sender,
     senderName,
+    // answer | fallback on the bot's replies: the inbox offers "Save as knowledge" after a fallback.
+    botOutcome: m.sender === "bot" ? (m.bot_outcome ?? null) : null,
     body: v.body,
     status: v.status,
     error: v.error,

@@ -14,6 +14,8 @@ import {
   DeleteCampaignResponse,
   PreviewBody,
   PreviewJson,
+  SaveKnowledgeBody,
+  SaveKnowledgeJson,
   UpdateCampaignBody,
 } from "./schemas.ts";
 import {
@@ -22,6 +24,7 @@ import {
   deleteCampaign,
   pageCampaigns,
   requireCampaign,
+  saveKnowledgeView,
   updateCampaign,
 } from "./service.ts";
 
@@ -53,6 +56,28 @@ export function botRoutes(app: App, ctx: AppContext): void {
     },
     async (request) =>
       previewReply(ctx, accountOf(request).id, request.params.campaignId, request.body.message),
+  );
+
+  app.post(
+    "/v1/campaigns/:campaignId/knowledge",
+    {
+      schema: {
+        operationId: "saveKnowledge",
+        summary: "Save as knowledge: teach a campaign a question (extension)",
+        description:
+          "Learning from the inbox. With entryIndex, the question becomes another phrasing of that " +
+          "question/answer entry (change: alternative_added, or unchanged when the entry already has it); " +
+          "with answer, a new entry {question, answer} is appended (entry_created). Give exactly one of " +
+          "the two. The next message like it is answered by the builtin engine and ranks the entry for " +
+          "the LLM engine. Errors: VALIDATION_ERROR (400: neither or both, entryIndex out of range or a " +
+          "text passage, 20 phrasings or 500 entries already), CAMPAIGN_NOT_FOUND (404).",
+        tags: ["campaigns"],
+        params: CampaignParams,
+        body: SaveKnowledgeBody,
+        response: { 200: SaveKnowledgeJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => saveKnowledgeView(db, accountOf(request).id, request.params.campaignId, request.body),
   );
 
   app.post(

@@ -178,3 +178,39 @@ export const OutgoingStats = Type.Object({
   skipped: Type.Integer({ description: "Members without a custom channel identity (fromId)" }),
   replied: Type.Integer({ description: "Contacts who wrote back after their first message" }),
 });
+
+export const SaveKnowledgeBody = Type.Object({
+  question: Type.String({
+    minLength: 1,
+    maxLength: LIMITS.question,
+    description: "What the customer asked (for example the message the bot fell back on)",
+  }),
+  entryIndex: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: "Add the question as another phrasing of this question/answer entry (0-based)",
+    }),
+  ),
+  answer: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: LIMITS.answer,
+      description: "Create a new entry with this answer (for example the person's reply)",
+    }),
+  ),
+});
+
+export const SaveKnowledgeJson = Type.Object({
+  campaignId: Type.String(),
+  change: Type.Union(
+    [Type.Literal("alternative_added"), Type.Literal("entry_created"), Type.Literal("unchanged")],
+    { description: "unchanged: the entry already had this phrasing" },
+  ),
+  entry: Type.Object({
+    index: Type.Integer(),
+    question: Type.String(),
+    answer: Type.String(),
+    alternatives: Type.Array(Type.String()),
+  }),
+  knowledgeCount: Type.Integer(),
+});

@@ -318,3 +318,103 @@ export async function pageCampaigns(db: Db, accountId: string, query: Static<typ
   });
   return toPage(rows, limit, (r) => r.id, campaignSummaryView);
 }
+
+export type SaveKnowledgeInput = { question: string; answer?: string; entryIndex?: number };
+export type KnowledgeChange = "alternative_added" | "entry_created" | "unchanged";
+
+/**
+ * "Save as knowledge": a customer's message the bot could not answer becomes another phrasing of an
+ * existing question/answer entry (entryIndex), or a new entry with a person's answer. Read and written
+ * in one transaction under the account lock, so two saves at once both land.
+ */
+export async function saveKnowledge(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  input: SaveKnowledgeInput,
+): Promise<{ campaign: CampaignRow; entryIndex: number; change: KnowledgeChange }> {
+  const question = requiredText(input.question, "question", LIMITS.question);
+  const hasAnswer = input.answer !== undefined;
+  if (hasAnswer === (input.entryIndex !== undefined)) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "give either entryIndex (add the question as another phrasing of that entry) or answer (a new entry)",
+    );
+  }
+  const answer = hasAnswer ? requiredText(input.answer ?? "", "answer", LIMITS.answer) : null;
+  const outcome = await db.write(async (trx) => {
+    await lockAccount(db, trx, accountId);
+    const current = await repo.findCampaign(trx, accountId, campaignId);
+    if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
+    const knowledge = parseKnowledge(current.knowledge);
+    let entryIndex: number;
+    let change: KnowledgeChange;
+    if (answer !== null) {
+      if (knowledge.length >= LIMITS.knowledgeEntries) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          `knowledge already has ${LIMITS.knowledgeEntries} entries: add the question to an existing entry`,
+        );
+      }
+      knowledge.push({ question, answer });
+      entryIndex = knowledge.length - 1;
+      change = "entry_created";
+    } else {
+      entryIndex = input.entryIndex ?? -1;
+      const entry = knowledge[entryIndex];
+      if (!entry) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          `entryIndex ${entryIndex} is not an entry of this campaign (it has ${knowledge.length})`,
+        );
+      }
+      if (entry.question === undefined || entry.answer === undefined) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          `knowledge[${entryIndex}] is a text passage: other phrasings belong to question/answer entries`,
+        );
+      }
+      const known = [entry.question, ...(entry.alternatives ?? [])].map((q) => q.toLowerCase());
+      if (known.includes(question.toLowerCase())) {
+        change = "unchanged";
+      } else {
+        if ((entry.alternatives?.length ?? 0) >= LIMITS.alternatives) {
+          throw new AppError(
+            "VALIDATION_ERROR",
+            `knowledge[${entryIndex}] already has ${LIMITS.alternatives} other phrasings: remove one first`,
+          );
+        }
+        entry.alternatives = [...(entry.alternatives ?? []), question];
+        change = "alternative_added";
+      }
+    }
+    if (change !== "unchanged") {
+      await repo.updateCampaign(trx, accountId, campaignId, { knowledge: JSON.stringify(knowledge) });
+    }
+    return { entryIndex, change };
+  });
+  return { campaign: await requireCampaign(db, accountId, campaignId), ...outcome };
+}
+
+/** The answer of POST /v1/campaigns/{id}/knowledge (and its /app/api twin). */
+export async function saveKnowledgeView(
+  db: Db,
+  accountId: string,
+  campaignId: string,
+  input: SaveKnowledgeInput,
+) {
+  const { campaign, entryIndex, change } = await saveKnowledge(db, accountId, campaignId, input);
+  const knowledge = parseKnowledge(campaign.knowledge);
+  const entry = knowledge[entryIndex] ?? {};
+  return {
+    campaignId: campaign.id,
+    change,
+    entry: {
+      index: entryIndex,
+      question: entry.question ?? "",
+      answer: entry.answer ?? "",
+      alternatives: entry.alternatives ?? [],
+    },
+    knowledgeCount: knowledge.length,
+  };
+}
