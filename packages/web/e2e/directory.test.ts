@@ -157,6 +157,43 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await expectAccessible(page, "campaigns");
   });
 
+  it("Save as knowledge: the bot falls back, a person answers, it is saved, the next customer gets the answer", async () => {
+    const ask = async (fromId: string, body: string) => {
+      const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
+        data: { customData: { messageSid: `sk-${fromId}`, fromId, toId: "shop", body } },
+      });
+      expect(res.status()).toBe(200);
+    };
+    const thread = () => page.getByRole("list", { name: "Messages" });
+    const question = "Can I pay with a gift card I got for my birthday?";
+    const answer = "Yes, our gift cards work in the shop and online, for any amount.";
+    await ask("gift-1", question);
+    await page.getByRole("link", { name: "Inbox", exact: true }).click();
+    await page.getByRole("link", { name: /gift-1/ }).click();
+    await thread().getByText("A team member will reply shortly", { exact: false }).waitFor();
+    // Nothing to learn until a person has answered.
+    expect(await page.getByRole("button", { name: "Save as knowledge" }).count()).toBe(0);
+    await page.getByLabel("Reply").fill(answer);
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    await page.getByRole("button", { name: "Save as knowledge" }).click();
+    const dialog = page.getByRole("dialog", { name: "Save as knowledge" });
+    expect(await dialog.getByLabel("Customer's question").inputValue()).toBe(question);
+    expect(await dialog.getByLabel("Answer").inputValue()).toBe(answer);
+    await expectAccessible(page, "save as knowledge");
+    await screenshot(page, "save-knowledge");
+    await dialog.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved as a new entry of Default.").waitFor();
+    await page.getByText("Saved: the bot answers it next time.").waitFor();
+
+    await ask("gift-2", "could I use my gift card to pay");
+    await page.getByRole("link", { name: /gift-2/ }).click();
+    await thread().getByText(answer).waitFor();
+    // The campaign page shows the new entry.
+    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
+    expect(await page.getByLabel("Entry 2: question").inputValue()).toBe(question);
+  });
+
   it("as an agency: creates a sub-account, grants credits, sees the history and the new balance", async () => {
     await parley.cli([
       "account",

@@ -55,6 +55,8 @@ export interface Message {
   type: "text" | "reaction";
   sender: "contact" | "bot" | "human" | "api";
   senderName: string | null;
+  /** The bot's replies: answered from the knowledge, or the fallback; null on other messages. */
+  botOutcome: "answer" | "fallback" | null;
   body: string | null;
   status: string;
   error: {
@@ -178,6 +180,13 @@ export interface CampaignSummary {
 
 export interface Campaign extends CampaignSummary {
   knowledge: KnowledgeEntry[];
+}
+
+export interface SavedKnowledge {
+  campaignId: string;
+  change: "alternative_added" | "entry_created" | "unchanged";
+  entry: { index: number; question: string; answer: string; alternatives: string[] };
+  knowledgeCount: number;
 }
 
 export interface PreviewResult {

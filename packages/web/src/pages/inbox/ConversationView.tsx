@@ -24,6 +24,7 @@ import {
   type Team,
 } from "../../lib/types.ts";
 import { MessageItem } from "./MessageItem.tsx";
+import { lastLearnable, SaveKnowledge } from "./SaveKnowledge.tsx";
 
 // The reasons the bot hands a conversation to a person (bot/reply-job.ts AlertReason), in words.
 const ALERT_REASONS: Record<string, string> = {
@@ -71,6 +72,8 @@ export function ConversationView({ conversationId, session }: { conversationId: 
   }
   const { conversation: c, messages } = detail.data;
   const members = team.data?.members ?? [];
+  // Teaching the bot changes what it tells customers: owners and admins, as for editing a campaign.
+  const learnable = c.campaignId && session.user.role !== "agent" ? lastLearnable(messages) : null;
 
   return (
     <Paper withBorder radius="md" p="sm" component="section" aria-labelledby="conversation-title">
@@ -146,6 +149,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
           </Button>
         </Group>
         <Thread messages={messages} contactName={contactLabel(c.contact)} onResent={refresh} />
+        {learnable && c.campaignId && <SaveKnowledge campaignId={c.campaignId} learnable={learnable} />}
         <ReplyBox conversationId={conversationId} onSent={refresh} />
       </Stack>
     </Paper>

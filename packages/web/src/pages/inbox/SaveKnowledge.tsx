@@ -1,0 +1,185 @@
+// "Save as knowledge" (learning from the inbox): after the bot fell back and a person answered, the
+// customer's question becomes another phrasing of an existing entry or a new entry with that answer.
+import { Alert, Button, Group, Modal, Paper, Radio, Select, Stack, Text, Textarea } from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
+import type { Campaign, Message, SavedKnowledge } from "../../lib/types.ts";
+
+export interface Learnable {
+  /** The customer's message the bot fell back on. */
+  question: string;
+  /** The first person's reply after the fallback. */
+  answer: string;
+  key: string;
+}
+
+/** The latest fallback in the thread that a person answered afterwards, with the question before it. */
+export function lastLearnable(messages: Message[]): Learnable | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const fallback = messages[i];
+    if (fallback?.sender !== "bot" || fallback.botOutcome !== "fallback") continue;
+    const asked = messages
+      .slice(0, i)
+      .findLast((m) => m.sender === "contact" && m.type === "text" && m.body?.trim());
+    const answered = messages.slice(i + 1).find((m) => m.sender === "human" && m.body?.trim());
+    if (asked?.body && answered?.body) {
+      return { question: asked.body.trim(), answer: answered.body.trim(), key: fallback.id };
+    }
+  }
+  return null;
+}
+
+export function SaveKnowledge({ campaignId, learnable }: { campaignId: string; learnable: Learnable }) {
+  const [opened, setOpened] = useState(false);
+  const [savedKey, setSavedKey] = useState<string | null>(null);
+  return (
+    <Paper withBorder radius="md" p="xs" bg="var(--mantine-color-gray-0)">
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Text size="sm">
+          The bot could not answer “{learnable.question}”.{" "}
+          {savedKey === learnable.key
+            ? "Saved: the bot answers it next time."
+            : "Teach it, so it answers the next customer who asks."}
+        </Text>
+        <Button size="xs" variant="light" onClick={() => setOpened(true)}>
+          Save as knowledge
+        </Button>
+      </Group>
+      {opened && (
+        <SaveKnowledgeDialog
+          campaignId={campaignId}
+          learnable={learnable}
+          onClose={() => setOpened(false)}
+          onSaved={() => {
+            setSavedKey(learnable.key);
+            setOpened(false);
+          }}
+        />
+      )}
+    </Paper>
+  );
+}
+
+function SaveKnowledgeDialog({
+  campaignId,
+  learnable,
+  onClose,
+  onSaved,
+}: {
+  campaignId: string;
+  learnable: Learnable;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const client = useQueryClient();
+  const campaign = useQuery({
+    queryKey: ["campaign", campaignId],
+    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
+  });
+  const [mode, setMode] = useState<"new" | "phrasing">("new");
+  const [question, setQuestion] = useState(learnable.question);
+  const [answer, setAnswer] = useState(learnable.answer);
+  const [entry, setEntry] = useState<string | null>(null);
+  const entries = (campaign.data?.knowledge ?? []).flatMap((e, index) =>
+    e.question && e.answer ? [{ value: String(index), label: e.question }] : [],
+  );
+  const save = useMutation({
+    mutationFn: () =>
+      api<SavedKnowledge>(
+        "POST",
+        `/campaigns/${campaignId}/knowledge`,
+        mode === "new" ? { question, answer } : { question, entryIndex: Number(entry) },
+      ),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: ["campaign", campaignId] });
+      notify(
+        saved.change === "unchanged"
+          ? `“${saved.entry.question}” already had this phrasing.`
+          : saved.change === "entry_created"
+            ? `Saved as a new entry of ${campaign.data?.name ?? "the campaign"}.`
+            : `Saved as another way to ask “${saved.entry.question}”.`,
+        "success",
+      );
+      onSaved();
+    },
+  });
+  const ready = question.trim() !== "" && (mode === "new" ? answer.trim() !== "" : entry !== null);
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title="Save as knowledge"
+      size="lg"
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (ready && !save.isPending) save.mutate();
+        }}
+      >
+        <Stack gap="sm">
+          <Text size="sm" c="dimmed">
+            {campaign.data ? `Campaign: ${campaign.data.name}` : "Loading the campaign…"}
+          </Text>
+          <Textarea
+            label="Customer's question"
+            autosize
+            minRows={2}
+            maxLength={1000}
+            value={question}
+            onChange={(e) => setQuestion(e.currentTarget.value)}
+          />
+          <Radio.Group
+            label="Save it as"
+            value={mode}
+            onChange={(v) => setMode(v === "phrasing" ? "phrasing" : "new")}
+          >
+            <Group gap="md" mt={4}>
+              <Radio value="new" label="A new entry" />
+              <Radio value="phrasing" label="Another way to ask an entry" />
+            </Group>
+          </Radio.Group>
+          {mode === "new" ? (
+            <Textarea
+              label="Answer"
+              description="What the bot will reply; your reply to the customer to start with."
+              autosize
+              minRows={3}
+              maxLength={5000}
+              value={answer}
+              onChange={(e) => setAnswer(e.currentTarget.value)}
+            />
+          ) : (
+            <Select
+              label="Entry"
+              placeholder={
+                entries.length ? "Choose the question it asks" : "This campaign has no entries yet"
+              }
+              data={entries}
+              value={entry}
+              onChange={setEntry}
+              searchable
+              nothingFoundMessage="No entry has these words"
+            />
+          )}
+          {save.isError && (
+            <Alert color="red" role="alert" title="Not saved">
+              {errorMessage(save.error)}
+            </Alert>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={save.isPending} disabled={!ready}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
