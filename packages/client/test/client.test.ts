@@ -243,7 +243,10 @@ describe("Parley client against a real server", () => {
     expect(saved).toMatchObject({ change: "entry_created", entry: { index: 0 }, knowledgeCount: 1 });
     expect(
       await parley.campaigns.saveKnowledge(c.id, { question: "helmets on sale this spring?", entryIndex: 0 }),
-    ).toMatchObject({ change: "alternative_added", entry: { alternatives: ["helmets on sale this spring?"] } });
+    ).toMatchObject({
+      change: "alternative_added",
+      entry: { alternatives: ["helmets on sale this spring?"] },
+    });
     await parley.campaigns.delete(c.id);
     const gone = await parley.campaigns.get(c.id).catch((e) => e);
     expect(gone).toMatchObject({ status: 404 });

@@ -13,6 +13,7 @@ interface Preview {
   entry: { index: number; question: string | null } | null;
   confidence: number | null;
   reason: string | null;
+  closest: { index: number; question: string | null; confidence: number } | null;
 }
 
 describe("campaign preview (Try it)", () => {
@@ -60,8 +61,19 @@ describe("campaign preview (Try it)", () => {
         message: "my cat is orange",
       }),
     );
-    expect(miss).toMatchObject({ outcome: "fallback", entry: null, reason: "no_answer" });
+    expect(miss).toMatchObject({ outcome: "fallback", entry: null, reason: "no_answer", closest: null });
     expect(miss.reply).toMatch(/team member/);
+    // A near miss names the entry that came closest, below the threshold (what Save as knowledge offers).
+    const near = json<Preview>(
+      await callWithKey(t, "POST", `/v1/campaigns/${campaignId}/preview`, acc.apiKey, {
+        message: "what is the weather in canada",
+      }),
+    );
+    expect(near).toMatchObject({ outcome: "fallback", confidence: null, reason: "no_answer" });
+    expect(near.closest).toMatchObject({ index: 1, question: "Do you ship to Canada?" });
+    expect(near.closest?.confidence).toBeGreaterThan(0);
+    expect(near.closest?.confidence).toBeLessThan(0.5);
+    expect(p.closest).toBeNull();
     expect({
       messages: await countRows(t, "messages", acc.accountId),
       balance: await balanceOf(t, acc.accountId),

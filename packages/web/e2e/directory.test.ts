@@ -180,7 +180,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     expect(await dialog.getByLabel("Customer's question").inputValue()).toBe(question);
     expect(await dialog.getByLabel("Answer").inputValue()).toBe(answer);
     await expectAccessible(page, "save as knowledge");
-    await screenshot(page, "save-knowledge");
+    await screenshot(page, "save-knowledge", { fullPage: false });
     await dialog.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved as a new entry of Default.").waitFor();
     await page.getByText("Saved: the bot answers it next time.").waitFor();

@@ -160,10 +160,11 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 }
 
 /** With PARLEY_SCREENSHOTS=1 the suite refreshes docs/screenshots/<name>.png. */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   if (process.env.PARLEY_SCREENSHOTS !== "1") return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  // A dialog is fixed to the viewport: a full-page capture would cut the page behind it apart.
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 /** Polls until `check` holds (for effects outside the page, such as what a receiver got). */

@@ -4698,6 +4698,12 @@ export interface operations {
             confidence: number | null;
             /** @description Why it falls back: no_answer, llm_not_configured, llm_error */
             reason: string | null;
+            /** @description Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the threshold (the entry to add the message to with Save as knowledge); null otherwise */
+            closest: {
+              index: number;
+              question: string | null;
+              confidence: number;
+            } | null;
           };
         };
       };

@@ -196,6 +196,8 @@ export interface PreviewResult {
   entry: { index: number; question: string | null } | null;
   confidence: number | null;
   reason: string | null;
+  /** Builtin fallback: the entry that came closest, below the threshold. */
+  closest: { index: number; question: string | null; confidence: number } | null;
 }
 
 export interface Subaccount {

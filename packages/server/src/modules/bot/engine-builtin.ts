@@ -33,6 +33,8 @@ export type BuiltinMatch = { answer: string; score: number; entryIndex: number }
 export interface BuiltinEngine {
   /** Best answer for the message, or null when the confidence is below the threshold (=> fallback). */
   match(message: string): BuiltinMatch | null;
+  /** The best candidate whatever its confidence (null when nothing shares a term): "closest entry". */
+  closest(message: string): BuiltinMatch | null;
 }
 
 /** Default minimum confidence (share of the message's weighted content terms found in the passage). */
@@ -538,12 +540,17 @@ export function createBuiltinEngine(
 ): BuiltinEngine {
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
   const index = buildIndex(entries);
+  const closest = (message: string): BuiltinMatch | null => {
+    const best = index.rank(message, 1)[0];
+    if (!best) return null;
+    return { answer: best.passage.reply, score: best.confidence, entryIndex: best.passage.entryIndex };
+  };
   return {
     match(message: string): BuiltinMatch | null {
-      const best = index.rank(message, 1)[0];
-      if (!best || best.confidence < threshold) return null;
-      return { answer: best.passage.reply, score: best.confidence, entryIndex: best.passage.entryIndex };
+      const best = closest(message);
+      return best && best.score >= threshold ? best : null;
     },
+    closest,
   };
 }
 

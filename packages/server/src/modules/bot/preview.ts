@@ -23,6 +23,8 @@ export interface Preview {
   confidence: number | null;
   /** Why a fallback: no_answer, llm_not_configured, llm_error. */
   reason: string | null;
+  /** Builtin fallback: the entry that came closest, below the threshold. */
+  closest: { index: number; question: string | null; confidence: number } | null;
 }
 
 export async function previewReply(
@@ -40,25 +42,40 @@ export async function previewReply(
   const engine: "builtin" | "llm" =
     campaign.engine === "auto" ? (target ? "llm" : "builtin") : campaign.engine;
   const { entries, engine: builtin } = knowledgeOf(ctx, campaign);
-  const fallback = (reason: string, confidence: number | null = null): Preview => ({
+  const rounded = (score: number) => Math.round(score * 1000) / 1000;
+  const fallback = (reason: string, closest: Preview["closest"] = null): Preview => ({
     engine,
     outcome: "fallback",
     reply: campaign.fallback_message,
     entry: null,
-    confidence,
+    confidence: null,
     reason,
+    closest,
   });
   if (engine === "builtin") {
     const match = builtin.match(text);
-    if (!match) return fallback("no_answer");
+    if (!match) {
+      const near = builtin.closest(text);
+      return fallback(
+        "no_answer",
+        near
+          ? {
+              index: near.entryIndex,
+              question: entries[near.entryIndex]?.question ?? null,
+              confidence: rounded(near.score),
+            }
+          : null,
+      );
+    }
     const entry = entries[match.entryIndex];
     return {
       engine,
       outcome: "answer",
       reply: match.answer,
       entry: { index: match.entryIndex, question: entry?.question ?? null },
-      confidence: Math.round(match.score * 1000) / 1000,
+      confidence: rounded(match.score),
       reason: null,
+      closest: null,
     };
   }
   if (!target) return fallback("llm_not_configured");
@@ -73,7 +90,15 @@ export async function previewReply(
       { fetcher: ctx.fetcher, timeoutMs: DEFAULT_LLM_TIMEOUT_MS },
     );
     if (out.kind !== "answer") return fallback("no_answer");
-    return { engine, outcome: "answer", reply: out.text, entry: null, confidence: null, reason: null };
+    return {
+      engine,
+      outcome: "answer",
+      reply: out.text,
+      entry: null,
+      confidence: null,
+      reason: null,
+      closest: null,
+    };
   } catch {
     return fallback("llm_error");
   }

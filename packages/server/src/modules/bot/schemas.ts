@@ -165,6 +165,21 @@ export const PreviewJson = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()], {
     description: "Why it falls back: no_answer, llm_not_configured, llm_error",
   }),
+  closest: Type.Union(
+    [
+      Type.Object({
+        index: Type.Integer(),
+        question: Type.Union([Type.String(), Type.Null()]),
+        confidence: Type.Number(),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the " +
+        "threshold (the entry to add the message to with Save as knowledge); null otherwise",
+    },
+  ),
 });
 
 export const OutgoingStats = Type.Object({

@@ -129,7 +129,11 @@ function TryIt({ campaignId }: { campaignId: string }) {
                   .filter(Boolean)
                   .join(" · ")
               : r.reason === "no_answer"
-                ? "No knowledge entry matched well enough: the fallback message goes out and a person is alerted."
+                ? `No knowledge entry matched well enough: the fallback message goes out and a person is alerted.${
+                    r.closest
+                      ? ` Closest: entry ${r.closest.index + 1}${r.closest.question ? ` "${r.closest.question}"` : ""}, confidence ${Math.round(r.closest.confidence * 100)} %.`
+                      : ""
+                  }`
                 : r.reason === "llm_not_configured"
                   ? "This campaign uses the LLM, but no LLM provider is set up in Settings."
                   : "The LLM provider failed."}

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
-import type { Campaign, Message, SavedKnowledge } from "../../lib/types.ts";
+import type { Campaign, Message, PreviewResult, SavedKnowledge } from "../../lib/types.ts";
 
 export interface Learnable {
   /** The customer's message the bot fell back on. */
@@ -78,10 +78,18 @@ function SaveKnowledgeDialog({
     queryKey: ["campaign", campaignId],
     queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
   });
+  // The entry that came closest to the question (below the threshold) is the likely one to extend.
+  const closest = useQuery({
+    queryKey: ["preview", campaignId, learnable.question],
+    queryFn: () =>
+      api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message: learnable.question }),
+  });
   const [mode, setMode] = useState<"new" | "phrasing">("new");
   const [question, setQuestion] = useState(learnable.question);
   const [answer, setAnswer] = useState(learnable.answer);
-  const [entry, setEntry] = useState<string | null>(null);
+  const [chosen, setEntry] = useState<string | null>(null);
+  const near = closest.data?.closest ?? null;
+  const entry = chosen ?? (near ? String(near.index) : null);
   const entries = (campaign.data?.knowledge ?? []).flatMap((e, index) =>
     e.question && e.answer ? [{ value: String(index), label: e.question }] : [],
   );
@@ -142,6 +150,12 @@ function SaveKnowledgeDialog({
               <Radio value="phrasing" label="Another way to ask an entry" />
             </Group>
           </Radio.Group>
+          {near?.question && (
+            <Text size="xs" c="dimmed">
+              Closest entry: “{near.question}” (confidence {Math.round(near.confidence * 100)} %, below what
+              the bot needs to answer).
+            </Text>
+          )}
           {mode === "new" ? (
             <Textarea
               label="Answer"
