@@ -2,6 +2,7 @@
 // statement (messaging/pg-ingest.ts), which must answer exactly like the general path: a burst from
 // one sender, and batches that mix new messages with repeats and new senders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp, type Parley } from "../src/app.ts";
 import { pgIncomingStats } from "../src/modules/messaging/pg-ingest.ts";
 import { DIALECT, json, startTestApp, type TestApp } from "./helpers.ts";
 
@@ -91,4 +92,53 @@ describe("incoming messages in concurrent batches", () => {
       .execute();
     expect(jobs).toHaveLength(5);
   });
+
+  // Two API nodes on one database, each with two batches in flight, all writing to the same 40
+  // conversations: no batch may fail (a deadlock or a conflict would fail it as a whole, and its
+  // messages would fall back to the one-by-one path).
+  it.skipIf(DIALECT !== "postgres")(
+    "two nodes writing to the same conversations at once: every batch commits, none deadlocks",
+    async () => {
+      const acc = await t.account();
+      const senders = Array.from({ length: 40 }, (_, i) => `shared-${i}`);
+      for (const fromId of senders) {
+        expect((await post(acc.apiKey, { messageSid: `seed-${fromId}`, fromId })).statusCode).toBe(200);
+      }
+      const second: Parley = await buildApp(t.config);
+      try {
+        const nodes = [t.parley, second];
+        const before = nodes.map((p) => pgIncomingStats(p.ctx));
+        const answers = await Promise.all(
+          Array.from({ length: 800 }, (_, i) =>
+            nodes[i % 2]!.app.inject({
+              method: "POST",
+              url: `/v1/incoming_custom_channel_message?apiKey=${acc.apiKey}`,
+              // Each node's requests run through the senders in opposite directions.
+              payload: {
+                customData: {
+                  toId: "shop",
+                  body: "hello",
+                  messageSid: `x-${i}`,
+                  fromId: senders[i % 2 === 0 ? (i >> 1) % 40 : 39 - ((i >> 1) % 40)],
+                },
+              },
+            }),
+          ),
+        );
+        expect(answers.filter((a) => a.statusCode !== 200).map((a) => a.body)).toEqual([]);
+        const after = nodes.map((p) => pgIncomingStats(p.ctx));
+        expect(after.map((a, n) => a.failed - before[n]!.failed)).toEqual([0, 0]);
+        expect(after.reduce((sum, a, n) => sum + a.items - before[n]!.items, 0)).toBe(800);
+        const stored = await t.parley.db.kysely
+          .selectFrom("messages")
+          .select("external_id")
+          .where("account_id", "=", acc.accountId)
+          .where("external_id", "like", "x-%")
+          .execute();
+        expect(new Set(stored.map((m) => m.external_id)).size).toBe(800);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 });

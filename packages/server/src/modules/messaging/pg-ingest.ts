@@ -120,7 +120,7 @@ export async function storeBatched(ctx: AppContext, message: BatchedIncoming): P
   }
 }
 
-/** Batches run and messages they held in this app (zero on SQLite). */
-export function pgIncomingStats(ctx: AppContext): { batches: number; items: number } {
-  return batchable(ctx) ? { ...batcherOf(ctx).stats } : { batches: 0, items: 0 };
+/** Batches run, messages they held and batches that failed, in this app (zero on SQLite). */
+export function pgIncomingStats(ctx: AppContext): { batches: number; items: number; failed: number } {
+  return batchable(ctx) ? { ...batcherOf(ctx).stats } : { batches: 0, items: 0, failed: 0 };
 }

@@ -16,8 +16,8 @@ export class Batcher<I, O> {
   private queue: Waiting<I, O>[] = [];
   private active = 0;
   private scheduled = false;
-  /** Batches run and items they held (tests and benchmarks read these). */
-  readonly stats = { batches: 0, items: 0 };
+  /** Batches run, items they held, and batches that failed as a whole (tests and benchmarks read these). */
+  readonly stats = { batches: 0, items: 0, failed: 0 };
 
   constructor(run: (items: I[]) => Promise<O[]>, options: { maxBatch?: number; lanes?: number } = {}) {
     this.run = run;
@@ -54,6 +54,7 @@ export class Batcher<I, O> {
         w.resolve(results[i] as O);
       });
     } catch (error) {
+      this.stats.failed++;
       for (const w of batch) w.reject(error);
     } finally {
       this.active--;
