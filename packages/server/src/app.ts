@@ -5,7 +5,6 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest, type RouteOptions } from "fastify";
-import { sql } from "kysely";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
 import { AppCaches, type AppContext, accountCreatedHooks, type Module } from "./context.ts";
@@ -134,8 +133,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     db.dialect === "postgres"
       ? postgresLive(
           config.databaseUrl ?? "",
-          async (channel, payload) => {
-            await sql`select pg_notify(${channel}, ${payload})`.execute(db.kysely);
+          async (channel, payloads) => {
+            await db.runNamed!(
+              { name: "parley_live_notify_v1", text: "select pg_notify($1, p) from unnest($2::text[]) as p" },
+              [channel, payloads],
+            );
           },
           (err) => logger.warn({ err }, "live update listener failed"),
         )

@@ -410,8 +410,17 @@ describe("inbox", () => {
         gotEvent,
         new Promise((_, reject) => setTimeout(() => reject(new Error("no SSE event")), 5000)),
       ]);
-      const text = events.join("");
-      expect(text).toContain(`event: conversation\ndata: {"conversationId":"${conv.id}"}`);
+      const line = `event: conversation\ndata: {"conversationId":"${conv.id}"}`;
+      expect(events.join("")).toContain(line);
+      // A known sender's next message takes PostgreSQL's batched path: it must be streamed as well.
+      events.length = 0;
+      await incoming(acc.apiKey, { fromId: "live-1", body: "hello again?" });
+      const until2 = Date.now() + 5000;
+      while (!events.join("").includes(line)) {
+        if (Date.now() > until2) throw new Error("no SSE event for the second message");
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(events.join("")).toContain(line);
     } finally {
       req.destroy();
     }

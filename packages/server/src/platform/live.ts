@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { Batcher } from "./db/batcher.ts";
 import { signalAfterCommit } from "./db/commit-signals.ts";
 
 export interface LiveEvent {
@@ -75,14 +76,25 @@ export function inProcessLive(): Live {
 /**
  * PostgreSQL: publish is a NOTIFY (through the pool), and one LISTEN client per process, reconnected
  * after an error, hands notifications to the local subscribers. While it is reconnecting, events
- * published on this node still reach this node's subscribers directly.
+ * published on this node still reach this node's subscribers directly. The events published while a
+ * NOTIFY is in flight share the next one (`notify` sends each payload, all in one statement): a
+ * worker delivering hundreds of replies a second must not spend a round trip on each.
  */
 export function postgresLive(
   databaseUrl: string,
-  notify: (channel: string, payload: string) => Promise<void>,
+  notify: (channel: string, payloads: string[]) => Promise<void>,
   onError: (err: unknown) => void,
 ): Live {
   const hub = new LocalHub();
+  const notifier = new Batcher<string, undefined>(async (payloads) => {
+    try {
+      await notify(LIVE_CHANNEL, payloads);
+    } catch (err) {
+      // Reported once per batch; live updates are best effort (the inbox also refreshes on focus).
+      onError(err);
+    }
+    return payloads.map(() => undefined);
+  });
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
@@ -138,11 +150,7 @@ export function postgresLive(
         deliveredHere.add(k);
         queueMicrotask(() => hub.emit(accountId, event));
       }
-      notify(LIVE_CHANNEL, JSON.stringify({ a: accountId, c: event.conversationId, o: origin, k })).catch(
-        (err) => {
-          onError(err);
-        },
-      );
+      void notifier.submit(JSON.stringify({ a: accountId, c: event.conversationId, o: origin, k }));
     },
     subscribe: (accountId, listener) => hub.on(accountId, listener),
     async close() {

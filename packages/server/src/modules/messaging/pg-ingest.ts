@@ -38,7 +38,7 @@ const COLUMNS = [
 ] as const;
 
 const STATEMENT = {
-  name: "parley_incoming_batch_v1",
+  name: "parley_incoming_batch_v2",
   text: `
     with input as (
       select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
@@ -65,10 +65,10 @@ const STATEMENT = {
       select m.job_id as id, '${BOT_REPLY_JOB}' as type, ins.account_id, ins.id as subject_id,
         '{"messageId":"' || ins.id || '"}' as payload, ins.at as run_at
       from inserted ins join matched m on m.id = ins.id) as bot_jobs`)})
-    select ins.id from inserted ins`,
+    select ins.id, ins.conversation_id from inserted ins`,
 };
 
-type Outcome = { messageId: string } | null;
+type Outcome = { messageId: string; conversationId: string } | null;
 
 /** The app's batcher: the message id when the batch stored it, null when the general path must. */
 function batcherOf(ctx: AppContext): Batcher<BatchedIncoming, Outcome> & { clear(): void } {
@@ -96,9 +96,14 @@ function batcherOf(ctx: AppContext): Batcher<BatchedIncoming, Outcome> & { clear
           columns[c]!.push(v);
         });
       });
-      const rows = await ctx.db.runNamed!<{ id: string }>(STATEMENT, columns, [JOBS_ENQUEUED]);
-      const stored = new Set(rows.map((r) => r.id));
-      return ids.map((id) => (stored.has(id!) ? { messageId: id! } : null));
+      const rows = await ctx.db.runNamed!<{ id: string; conversation_id: string }>(STATEMENT, columns, [
+        JOBS_ENQUEUED,
+      ]);
+      const stored = new Map(rows.map((r) => [r.id, r.conversation_id]));
+      return ids.map((id) => {
+        const conversationId = stored.get(id!);
+        return conversationId === undefined ? null : { messageId: id!, conversationId };
+      });
     });
     return Object.assign(batcher, { clear: () => {} });
   });
@@ -112,7 +117,11 @@ export function batchable(ctx: AppContext): boolean {
 /** Stores the message through the batch: its id, or null when the general path must take it. */
 export async function storeBatched(ctx: AppContext, message: BatchedIncoming): Promise<string | null> {
   try {
-    return (await batcherOf(ctx).submit(message))?.messageId ?? null;
+    const stored = await batcherOf(ctx).submit(message);
+    if (!stored) return null;
+    // Written in autocommit (outside db.write), so the inbox is told here, after the commit.
+    ctx.live.publish(message.accountId, { conversationId: stored.conversationId });
+    return stored.messageId;
   } catch {
     // The batch failed as a whole (a deadlock with another node, a lost connection): every message
     // of it retries alone on the general path, so only a message that fails there fails its request.
