@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { type Insertable, type Kysely, sql, type Transaction } from "kysely";
 import type { Static, TSchema } from "typebox";
 import { Compile } from "typebox/compile";
+import { Batcher } from "./db/batcher.ts";
 import { signalAfterCommit } from "./db/commit-signals.ts";
 import type { Db } from "./db/index.ts";
 import { param, prepared } from "./db/prepared.ts";
@@ -90,6 +91,11 @@ export interface JobContext {
 export function pgDeleteClaimedJobsFrom(source: string): string {
   return `delete from jobs j using ${source} where j.id = x.id and j.locked_by = x.locked_by`;
 }
+
+const FINISH_JOBS = {
+  name: "parley_jobs_finish_v1",
+  text: pgDeleteClaimedJobsFrom("unnest($1::text[], $2::text[]) as x(id, locked_by)"),
+};
 
 /** A handler returns nothing when done, or asks to run again at a given time (its own schedule). */
 export type JobResult = undefined | { retryAt: number; error?: string } | { dead: true; error: string };
@@ -221,6 +227,11 @@ export class JobWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /**
+   * PostgreSQL: the jobs that finished while one delete was in flight end together in the next, in
+   * autocommit (a transaction per job would cost three round trips and a WAL flush each).
+   */
+  private readonly finisher: Batcher<{ id: string; lockedBy: string | null }, undefined> | null;
   private running = false;
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
@@ -237,6 +248,13 @@ export class JobWorker {
     this.perAccount = Math.min(options.perAccountConcurrency ?? 64, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.leaseMs ?? 60_000;
+    const runNamed = this.db.runNamed;
+    this.finisher = runNamed
+      ? new Batcher(async (jobs) => {
+          await runNamed(FINISH_JOBS, [jobs.map((j) => j.id), jobs.map((j) => j.lockedBy)]);
+          return jobs.map(() => undefined);
+        })
+      : null;
     // Jobs enqueued by a committed write of this process are picked up at once, not at the next poll.
     this.stopListening = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
   }
@@ -447,6 +465,15 @@ export class JobWorker {
     if (finished && failure === null && outcome === undefined) return;
     const now = Date.now();
     const cleared = { lease_until: null, locked_by: null, updated_at: now };
+    if (this.finisher && failure === null && outcome === undefined) {
+      try {
+        await this.finisher.submit({ id: job.id, lockedBy: job.locked_by });
+      } catch (err) {
+        // The lease will expire and the job will run again: at-least-once.
+        log.error({ err }, "could not record job outcome");
+      }
+      return;
+    }
     try {
       // Outcomes go through db.write: on SQLite, concurrent jobs' outcomes share one commit.
       await this.db.write(async (trx) => {
