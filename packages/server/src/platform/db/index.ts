@@ -24,6 +24,7 @@ import * as m009 from "./migrations/009_contact_labels.ts";
 import * as m010 from "./migrations/010_dashboard.ts";
 import * as m011 from "./migrations/011_imports.ts";
 import * as m012 from "./migrations/012_outgoing.ts";
+import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
 export type Dialect = "sqlite" | "postgres";
@@ -98,7 +99,11 @@ export function openDatabase(options: DbOptions): Db {
     // clients report through the pool, clients checked out for a query through their own listener.
     // The query in flight fails (503 to its caller) and the pool replaces the broken client.
     pool.on("error", () => {});
-    pool.on("connect", (client) => client.on("error", () => {}));
+    const names = new StatementNames();
+    pool.on("connect", (client) => {
+      client.on("error", () => {});
+      nameStatements(client, names);
+    });
     const db = wrap(
       new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new AccountWriteTracker()] }),
       "postgres",
