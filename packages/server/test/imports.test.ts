@@ -196,6 +196,54 @@ describe("contact imports", () => {
     expect(old.contact.firstName).toBe("New name");
   });
 
+  it("rows of one slice see what the rows before them wrote: phone, then channel id, then e-mail", async () => {
+    // A contact that had the e-mail before the file: e-mail-only rows match the oldest holder.
+    await callWithKey(t, "POST", "/v1/contacts", acc.apiKey, { email: "shared@chain.test" });
+    const csv = [
+      "First name,Phone,Email,Channel id,Tags",
+      "Bo,+14155558400,,,a", // created
+      "Bo,+14155558400,bo@chain.test,chain-400,b", // same phone: e-mail, channel id and a label added
+      "Bo Chat,,,chain-400,", // found by the channel id the row before gave it
+      ",,bo@chain.test,,", // found by the e-mail given two rows before: nothing to change
+      "Shared,,shared@chain.test,,", // the contact that existed before the file
+      "Zed,+14155558401,shared@chain.test,,", // a phone nobody has: created, e-mail or not
+      ",,shared@chain.test,,", // the oldest holder of the e-mail again: unchanged
+      ",+14155558400,bo2@chain.test,,", // Bo's e-mail changes...
+      ",,bo@chain.test,,", // ...so nobody has the old one any more: created
+    ].join("\n");
+    const imp = json<Imp>(await upload(csv));
+    await t.parley.worker.drain();
+    expect(await get(imp.importId)).toMatchObject({
+      status: "done",
+      total: 9,
+      created: 3,
+      updated: 4,
+      rejected: 0,
+    });
+    type Contact = { firstName: string | null; phone: string | null; email: string | null; labels: string[] };
+    const found = json<{ data: Contact[] }>(
+      await callWithKey(t, "GET", "/v1/contacts?q=chain.test&limit=10", acc.apiKey),
+    ).data;
+    expect(found).toHaveLength(4);
+    expect(found.find((c) => c.phone === "+14155558400")).toMatchObject({
+      firstName: "Bo Chat",
+      email: "bo2@chain.test",
+      labels: ["a", "b"],
+    });
+    expect(found.find((c) => c.email === "shared@chain.test" && c.phone === null)).toMatchObject({
+      firstName: "Shared",
+    });
+    expect(found.find((c) => c.email === "bo@chain.test")).toMatchObject({ phone: null, firstName: null });
+    expect(found.find((c) => c.phone === "+14155558401")).toMatchObject({
+      firstName: "Zed",
+      email: "shared@chain.test",
+    });
+    const byChannelId = json<{ data: Contact[] }>(
+      await callWithKey(t, "GET", "/v1/contacts?q=chain-400", acc.apiKey),
+    ).data;
+    expect(byChannelId.map((c) => c.phone)).toEqual(["+14155558400"]);
+  });
+
   it("another account's import is 404; a mapping given by map= overrides the guess", async () => {
     const res = await upload("Mobile,Customer\n+14155550190,Grace\n", "&map=Customer%3DfirstName");
     const imp = json<Imp>(res);

@@ -149,6 +149,65 @@ export async function insertContactIfAbsent(db: Q, accountId: string, contact: N
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** Statements stay well under both databases' limits on bound values (SQLite 32,766, PostgreSQL 65,535). */
+const BATCH_VALUES = 1000;
+const BATCH_ROWS = 500;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** The contacts holding any of these phones, external ids or e-mails (oldest first), for a bulk look-up. */
+export async function findContactsByKeys(
+  db: Q,
+  accountId: string,
+  keys: { phones: string[]; externalIds: string[]; emails: string[] },
+): Promise<ContactRow[]> {
+  const rows: ContactRow[] = [];
+  const columns = [
+    ["phone", keys.phones],
+    ["external_id", keys.externalIds],
+    ["email", keys.emails],
+  ] as const;
+  for (const [column, values] of columns) {
+    for (const part of chunks([...new Set(values)], BATCH_VALUES)) {
+      rows.push(
+        ...(await db
+          .selectFrom("contacts")
+          .selectAll()
+          .where("account_id", "=", accountId)
+          .where(column, "in", part)
+          .execute()),
+      );
+    }
+  }
+  return rows.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Inserts many contacts, each unless its phone or external id is taken (as insertContactIfAbsent);
+ * answers the ids written.
+ */
+export async function insertContactsIfAbsent(
+  db: Q,
+  accountId: string,
+  contacts: NewContact[],
+): Promise<Set<string>> {
+  const written = new Set<string>();
+  for (const part of chunks(contacts, BATCH_ROWS)) {
+    const rows = await db
+      .insertInto("contacts")
+      .values(part.map((c) => ({ ...c, account_id: accountId })))
+      .onConflict((oc) => oc.doNothing())
+      .returning("id")
+      .execute();
+    for (const r of rows) written.add(r.id);
+  }
+  return written;
+}
+
 export type ContactPatch = Omit<Updateable<ContactsTable>, "id" | "account_id" | "created_at">;
 
 /** Number of rows changed (0 when the contact is not this account's). Throws on a phone collision. */

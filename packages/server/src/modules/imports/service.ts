@@ -8,14 +8,14 @@ import path from "node:path";
 import { parse } from "csv-parse";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
-import type { ImportRow } from "../../platform/db/schema.ts";
+import type { ContactRow, ImportRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { defineJob, enqueueJobs, type JobContext, type JobResult } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
 import * as contacts from "../contacts/repo.ts";
 import { labelsOf, parseEmail, parseLabels, parsePhone } from "../contacts/service.ts";
-import { addMember } from "../lists/repo.ts";
+import { addMembers } from "../lists/repo.ts";
 import { requireList } from "../lists/service.ts";
 import { checkMapping, guessMapping, type Mapping, parseMappingText, scanCsv } from "./csv.ts";
 import * as repo from "./repo.ts";
@@ -145,61 +145,134 @@ async function readSlice(file: string, offset: number, limit: number) {
 
 type Outcome = "created" | "updated" | "unchanged";
 
-/** One row: validated with the rules of POST /v1/contacts, then created or updated. */
-async function upsertRow(
-  trx: Parameters<typeof contacts.findContactByPhone>[0],
-  accountId: string,
-  fields: Partial<Record<string, string>>,
-): Promise<{ contactId: string; outcome: Outcome }> {
+/** A row's fields as validated with the rules of POST /v1/contacts. */
+interface ValidRow {
+  phone: string | null;
+  email: string | null;
+  externalId: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  labels: string[];
+}
+
+function validateRow(fields: Partial<Record<string, string>>): ValidRow {
   const given = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
   const rawPhone = given(fields.phone);
   const rawEmail = given(fields.email);
   const externalId = given(fields.externalId);
   if (!rawPhone && !rawEmail && !externalId)
     throw new AppError("MISSING_IDENTIFIER", "no phone, email or custom channel id");
-  const phone = rawPhone ? parsePhone(rawPhone) : null;
-  const email = rawEmail ? parseEmail(rawEmail) : null;
-  const labels = fields.labels ? parseLabels(fields.labels.split(/[;|]/)) : [];
-  const firstName = given(fields.firstName);
-  const lastName = given(fields.lastName);
-  const existing =
-    (phone ? await contacts.findContactByPhone(trx, accountId, phone) : undefined) ??
-    (externalId ? await contacts.findContactByExternalId(trx, accountId, externalId) : undefined) ??
-    (!phone && email ? await contacts.findContactByEmail(trx, accountId, email) : undefined);
-  const now = Date.now();
-  if (!existing) {
-    const id = newId("contact");
-    const inserted = await contacts.insertContactIfAbsent(trx, accountId, {
-      id,
-      first_name: firstName,
-      last_name: lastName,
-      phone,
-      email,
-      external_id: externalId,
-      bot_active: 1,
-      labels: JSON.stringify(labels),
-      created_at: now,
-      updated_at: now,
-    });
-    if (!inserted)
-      throw new AppError("CONTACT_EXISTS", "another contact already holds this phone or custom channel id");
-    return { contactId: id, outcome: "created" };
-  }
-  // Fill in what the file gives and the contact lacks or has differently; labels are added.
-  const patch: contacts.ContactPatch = {};
-  if (firstName && firstName !== existing.first_name) patch.first_name = firstName;
-  if (lastName && lastName !== existing.last_name) patch.last_name = lastName;
-  if (email && email !== existing.email) patch.email = email;
-  if (phone && existing.phone === null) patch.phone = phone;
-  if (externalId && existing.external_id === null) patch.external_id = externalId;
-  const had = labelsOf(existing);
-  const merged = [...had, ...labels.filter((l) => !had.some((h) => h.toLowerCase() === l.toLowerCase()))];
-  if (merged.length !== had.length) patch.labels = JSON.stringify(parseLabels(merged));
-  if (Object.keys(patch).length === 0) return { contactId: existing.id, outcome: "unchanged" };
-  patch.updated_at = Math.max(now, existing.updated_at);
-  await contacts.updateContact(trx, accountId, existing.id, patch);
-  return { contactId: existing.id, outcome: "updated" };
+  return {
+    phone: rawPhone ? parsePhone(rawPhone) : null,
+    email: rawEmail ? parseEmail(rawEmail) : null,
+    externalId,
+    firstName: given(fields.firstName),
+    lastName: given(fields.lastName),
+    labels: fields.labels ? parseLabels(fields.labels.split(/[;|]/)) : [],
+  };
 }
+
+/**
+ * A slice's contacts as the rows leave them, resolved in memory in file order exactly as one look-up
+ * and one write per row would (dedupe by phone, then custom channel id, then e-mail for rows without a
+ * phone), then written in a few statements: a round trip per row is what made imports slow on
+ * PostgreSQL.
+ */
+class SliceContacts {
+  private readonly byPhone = new Map<string, ContactRow>();
+  private readonly byExternalId = new Map<string, ContactRow>();
+  /** Every contact that has had each e-mail; the oldest that still has it is the match (findContactByEmail). */
+  private readonly byEmail = new Map<string, ContactRow[]>();
+  private readonly created = new Map<string, ContactRow>();
+  private readonly changed = new Map<string, contacts.ContactPatch>();
+
+  constructor(existing: ContactRow[]) {
+    for (const c of existing) this.index(c);
+  }
+
+  private index(c: ContactRow) {
+    if (c.phone) this.byPhone.set(c.phone, c);
+    if (c.external_id) this.byExternalId.set(c.external_id, c);
+    if (!c.email) return;
+    const holders = this.byEmail.get(c.email) ?? [];
+    if (!holders.includes(c)) holders.push(c);
+    this.byEmail.set(c.email, holders);
+  }
+
+  private oldestWithEmail(email: string): ContactRow | undefined {
+    let oldest: ContactRow | undefined;
+    for (const c of this.byEmail.get(email) ?? []) {
+      if (c.email !== email) continue;
+      if (
+        !oldest ||
+        c.created_at < oldest.created_at ||
+        (c.created_at === oldest.created_at && c.id < oldest.id)
+      )
+        oldest = c;
+    }
+    return oldest;
+  }
+
+  apply(row: ValidRow, now: number): { contactId: string; outcome: Outcome } {
+    const existing =
+      (row.phone ? this.byPhone.get(row.phone) : undefined) ??
+      (row.externalId ? this.byExternalId.get(row.externalId) : undefined) ??
+      (!row.phone && row.email ? this.oldestWithEmail(row.email) : undefined);
+    if (!existing) {
+      const contact: ContactRow = {
+        id: newId("contact"),
+        account_id: "",
+        first_name: row.firstName,
+        last_name: row.lastName,
+        phone: row.phone,
+        email: row.email,
+        external_id: row.externalId,
+        bot_active: 1,
+        labels: JSON.stringify(row.labels),
+        created_at: now,
+        updated_at: now,
+      };
+      this.created.set(contact.id, contact);
+      this.index(contact);
+      return { contactId: contact.id, outcome: "created" };
+    }
+    // Fill in what the file gives and the contact lacks or has differently; labels are added.
+    const patch: contacts.ContactPatch = {};
+    if (row.firstName && row.firstName !== existing.first_name) patch.first_name = row.firstName;
+    if (row.lastName && row.lastName !== existing.last_name) patch.last_name = row.lastName;
+    if (row.email && row.email !== existing.email) patch.email = row.email;
+    if (row.phone && existing.phone === null) patch.phone = row.phone;
+    if (row.externalId && existing.external_id === null) patch.external_id = row.externalId;
+    const had = labelsOf(existing);
+    const merged = [
+      ...had,
+      ...row.labels.filter((l) => !had.some((h) => h.toLowerCase() === l.toLowerCase())),
+    ];
+    if (merged.length !== had.length) patch.labels = JSON.stringify(parseLabels(merged));
+    if (Object.keys(patch).length === 0) return { contactId: existing.id, outcome: "unchanged" };
+    patch.updated_at = Math.max(now, existing.updated_at);
+    Object.assign(existing, patch);
+    if (!this.created.has(existing.id))
+      this.changed.set(existing.id, { ...this.changed.get(existing.id), ...patch });
+    this.index(existing);
+    return { contactId: existing.id, outcome: "updated" };
+  }
+
+  /** Writes the slice's new and changed contacts; false when another writer took a phone or id meanwhile. */
+  async write(
+    trx: Parameters<typeof contacts.insertContactsIfAbsent>[0],
+    accountId: string,
+  ): Promise<boolean> {
+    const fresh = [...this.created.values()].map(({ account_id: _, ...c }) => c);
+    const written = await contacts.insertContactsIfAbsent(trx, accountId, fresh);
+    if (written.size !== fresh.length) return false;
+    for (const [id, patch] of this.changed) await contacts.updateContact(trx, accountId, id, patch);
+    return true;
+  }
+}
+
+/** Thrown inside a slice's transaction to roll it back: the job runs the slice again. */
+class ContactsChangedMeanwhile extends Error {}
 
 /** Processes the next slice of an import; answers whether rows remain. */
 export async function runSlice(ctx: AppContext, accountId: string, importId: string, enqueueNext = true) {
@@ -224,49 +297,75 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
     );
     return false;
   }
-  const wrote = await ctx.db.write(async (trx) => {
-    // Another run of this import (a job re-claimed after a crash, next to its successor) may have
-    // done this slice meanwhile: then this one writes nothing.
-    const fresh = await repo.findImportLocked(trx, ctx.db.dialect, accountId, importId);
-    if (fresh?.status !== "running" || fresh.byte_offset !== imp.byte_offset || fresh.done !== imp.done) {
-      return false;
+  const rejections: Array<{ rowNumber: number; reason: string; record: string[] }> = [];
+  const valid: ValidRow[] = [];
+  for (const [i, record] of slice.records.entries()) {
+    const fields: Partial<Record<string, string>> = {};
+    for (const [column, field] of Object.entries(mapping)) fields[field] = record[header.indexOf(column)];
+    try {
+      valid.push(validateRow(fields));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      rejections.push({ rowNumber: imp.done + i + 1, reason: err.message, record });
     }
-    const counts = { created: imp.created, updated: imp.updated, rejected: imp.rejected };
-    const rejections: Array<{ rowNumber: number; reason: string; record: string[] }> = [];
-    for (const [i, record] of slice.records.entries()) {
-      const rowNumber = imp.done + i + 1;
-      const fields: Partial<Record<string, string>> = {};
-      for (const [column, field] of Object.entries(mapping)) fields[field] = record[header.indexOf(column)];
-      try {
-        const { contactId, outcome } = await upsertRow(trx, accountId, fields);
+  }
+  const writeSlice = () =>
+    ctx.db.write(async (trx) => {
+      // Another run of this import (a job re-claimed after a crash, next to its successor) may have
+      // done this slice meanwhile: then this one writes nothing.
+      const fresh = await repo.findImportLocked(trx, ctx.db.dialect, accountId, importId);
+      if (fresh?.status !== "running" || fresh.byte_offset !== imp.byte_offset || fresh.done !== imp.done) {
+        return false;
+      }
+      const counts = {
+        created: imp.created,
+        updated: imp.updated,
+        rejected: imp.rejected + rejections.length,
+      };
+      const known = new SliceContacts(
+        await contacts.findContactsByKeys(trx, accountId, {
+          phones: valid.flatMap((v) => (v.phone ? [v.phone] : [])),
+          externalIds: valid.flatMap((v) => (v.externalId ? [v.externalId] : [])),
+          emails: valid.flatMap((v) => (v.email && !v.phone ? [v.email] : [])),
+        }),
+      );
+      const now = Date.now();
+      const members: string[] = [];
+      for (const row of valid) {
+        const { contactId, outcome } = known.apply(row, now);
         if (outcome === "created") counts.created++;
         if (outcome === "updated") counts.updated++;
-        if (imp.list_id) await addMember(trx, accountId, imp.list_id, contactId);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        counts.rejected++;
-        rejections.push({ rowNumber, reason: err.message, record });
+        members.push(contactId);
       }
+      // A contact created by someone else (an incoming message) since the look-up: start the slice again.
+      if (!(await known.write(trx, accountId))) throw new ContactsChangedMeanwhile();
+      if (imp.list_id) await addMembers(trx, accountId, imp.list_id, members);
+      await repo.insertRejections(trx, accountId, importId, rejections);
+      const finished = !slice.more;
+      await repo.saveProgress(
+        trx,
+        accountId,
+        importId,
+        {
+          ...counts,
+          done: imp.done + slice.records.length,
+          byte_offset: slice.end,
+          status: finished ? "done" : "running",
+          error: null,
+        },
+        Date.now(),
+      );
+      if (!finished && enqueueNext) await enqueueJobs(trx, [importJob.create({ importId }, { accountId })]);
+      return true;
+    });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await writeSlice()) && slice.more;
+    } catch (err) {
+      // After a few tries the error reaches the job, which is retried later.
+      if (!(err instanceof ContactsChangedMeanwhile) || attempt === 3) throw err;
     }
-    await repo.insertRejections(trx, accountId, importId, rejections);
-    const finished = !slice.more;
-    await repo.saveProgress(
-      trx,
-      accountId,
-      importId,
-      {
-        ...counts,
-        done: imp.done + slice.records.length,
-        byte_offset: slice.end,
-        status: finished ? "done" : "running",
-        error: null,
-      },
-      Date.now(),
-    );
-    if (!finished && enqueueNext) await enqueueJobs(trx, [importJob.create({ importId }, { accountId })]);
-    return true;
-  });
-  return wrote && slice.more;
+  }
 }
 
 export function importHandler(ctx: AppContext) {

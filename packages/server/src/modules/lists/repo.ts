@@ -70,6 +70,31 @@ export async function addMember(
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** Adds many contacts to a list in few statements; members already there are left as they are. */
+export async function addMembers(
+  db: Q,
+  accountId: string,
+  listId: string,
+  contactIds: string[],
+): Promise<void> {
+  const now = Date.now();
+  const unique = [...new Set(contactIds)];
+  for (let i = 0; i < unique.length; i += 500) {
+    await db
+      .insertInto("list_members")
+      .values(
+        unique.slice(i, i + 500).map((contactId) => ({
+          list_id: listId,
+          contact_id: contactId,
+          account_id: accountId,
+          created_at: now,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+}
+
 export async function removeMember(
   db: Q,
   accountId: string,
