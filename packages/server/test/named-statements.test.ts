@@ -48,6 +48,23 @@ describe.runIf(PG_URL)("named statements on PostgreSQL", () => {
       .execute(conn)
       .then((r) => r.rows);
 
+  it("runs the app's connections without JIT compilation (the server's default is left as it is)", async () => {
+    const jitOf = (conn: typeof t.parley.db.kysely) =>
+      sql<{ jit: string }>`show jit`.execute(conn).then((r) => r.rows[0]?.jit);
+    // Several connections at once, so more than the pool's first one is checked.
+    const seen = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.parley.db.kysely.connection().execute(async (conn) => {
+          const jit = await jitOf(conn);
+          await sql`select pg_sleep(0.05)`.execute(conn);
+          return jit;
+        }),
+      ),
+    );
+    expect(seen).toEqual(["off", "off", "off", "off"]);
+    expect((await admin.query<{ jit: string }>("show jit")).rows[0]?.jit).toBe("on");
+  });
+
   it("prepares a parameterised statement once on its connection and runs it by name after that", async () => {
     await t.parley.db.kysely.connection().execute(async (conn) => {
       const probe = () => sql`select id from probe where id = ${1}`.execute(conn);

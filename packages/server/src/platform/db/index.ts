@@ -102,6 +102,10 @@ export function openDatabase(options: DbOptions): Db {
     const names = new StatementNames();
     pool.on("connect", (client) => {
       client.on("error", () => {});
+      // No JIT compilation: Parley's queries are short, and a skewed table (one contact with millions
+      // of messages) lifts the planner's cost estimates over the JIT thresholds, so a 2 ms inbox page
+      // spent 200 ms compiling. Queued before any other query of this connection.
+      client.query("set jit = off").catch(() => {});
       nameStatements(client, names);
     });
     const db = wrap(
