@@ -244,6 +244,15 @@ describe("contact imports", () => {
     expect(byChannelId.map((c) => c.phone)).toEqual(["+14155558400"]);
   });
 
+  it("a contact found by its phone and by its e-mail in one slice is one contact, changed once", async () => {
+    const first = json<Imp>(await upload("First name,Phone,Email\nOld,+14155558500,both@dup.test\n"));
+    await t.parley.worker.drain();
+    expect(await get(first.importId)).toMatchObject({ created: 1 });
+    const second = json<Imp>(await upload("First name,Phone,Email\nNew,+14155558500,\nNew,,both@dup.test\n"));
+    await t.parley.worker.drain();
+    expect(await get(second.importId)).toMatchObject({ status: "done", created: 0, updated: 1, rejected: 0 });
+  });
+
   it("another account's import is 404; a mapping given by map= overrides the guess", async () => {
     const res = await upload("Mobile,Customer\n+14155550190,Grace\n", "&map=Customer%3DfirstName");
     const imp = json<Imp>(res);

@@ -1,5 +1,6 @@
 // Contacts SQL. Every function takes the account id first; another account's row is never seen.
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from "kysely";
+import { chunks } from "../../platform/db/chunks.ts";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { ContactRow, ContactsTable, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
@@ -153,19 +154,14 @@ export async function insertContactIfAbsent(db: Q, accountId: string, contact: N
 const BATCH_VALUES = 1000;
 const BATCH_ROWS = 500;
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-/** The contacts holding any of these phones, external ids or e-mails (oldest first), for a bulk look-up. */
+/** The contacts holding any of these phones, external ids or e-mails, each once, for a bulk look-up. */
 export async function findContactsByKeys(
   db: Q,
   accountId: string,
   keys: { phones: string[]; externalIds: string[]; emails: string[] },
 ): Promise<ContactRow[]> {
-  const rows: ContactRow[] = [];
+  // A contact can hold several of the keys: one row (one object) per contact.
+  const rows = new Map<string, ContactRow>();
   const columns = [
     ["phone", keys.phones],
     ["external_id", keys.externalIds],
@@ -173,17 +169,16 @@ export async function findContactsByKeys(
   ] as const;
   for (const [column, values] of columns) {
     for (const part of chunks([...new Set(values)], BATCH_VALUES)) {
-      rows.push(
-        ...(await db
-          .selectFrom("contacts")
-          .selectAll()
-          .where("account_id", "=", accountId)
-          .where(column, "in", part)
-          .execute()),
-      );
+      const found = await db
+        .selectFrom("contacts")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where(column, "in", part)
+        .execute();
+      for (const c of found) rows.set(c.id, c);
     }
   }
-  return rows.sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return [...rows.values()];
 }
 
 /**

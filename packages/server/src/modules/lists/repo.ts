@@ -1,5 +1,6 @@
 // Lists SQL. Every function takes the account id first; another account's list is never seen.
 import { type Kysely, sql, type Transaction } from "kysely";
+import { chunks } from "../../platform/db/chunks.ts";
 import type { ContactRow, Database, ListRow } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -78,12 +79,11 @@ export async function addMembers(
   contactIds: string[],
 ): Promise<void> {
   const now = Date.now();
-  const unique = [...new Set(contactIds)];
-  for (let i = 0; i < unique.length; i += 500) {
+  for (const part of chunks([...new Set(contactIds)], 500)) {
     await db
       .insertInto("list_members")
       .values(
-        unique.slice(i, i + 500).map((contactId) => ({
+        part.map((contactId) => ({
           list_id: listId,
           contact_id: contactId,
           account_id: accountId,
