@@ -320,16 +320,75 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
     });
     expect(typeof events[0]!.body.created_at).toBe("string");
 
-    // A second unanswerable question while the alert is open: a reply, but no second event.
+    // A second unanswerable question while the alert is open: no second fallback, no second event.
     const again = await h.send(acc, "Do you sell submarines?");
     await h.drain();
-    expect((await h.reply(acc, again))?.body).toMatch(/team member/);
+    expect(await h.reply(acc, again)).toBeUndefined();
     expect(await hitsFor(acc, "events")).toHaveLength(1);
 
     // Resuming the bot from the API clears the alert.
     const res = await h.call(acc, "POST", `/v1/conversations/${conversationId}/bot`, { active: true });
     expect(res.statusCode).toBe(200);
     expect(json(res)).toMatchObject({ humanAlert: false, humanAlertReason: null, botPaused: false });
+  });
+
+  describe("the fallback goes out once per unanswered run", () => {
+    const FALLBACK = "Thanks for your message! A team member will reply shortly.";
+    const UNANSWERABLE = ["Do you sell submarines?", "Can I pay in seashells?", "Is the moon for sale?"];
+    const fallbacks = async (acc: Acc) =>
+      (await h.replies(acc)).filter((r) => r.bot_outcome === "fallback").map((r) => r.body);
+
+    it("three unanswerable messages posted at once (concurrent jobs) give one fallback, one debit and the alert", async () => {
+      const acc = await shop(10);
+      const ids = await Promise.all(UNANSWERABLE.map((body) => h.send(acc, body, { fromId: "once-1" })));
+      await h.drain();
+      expect(await fallbacks(acc)).toEqual([FALLBACK]);
+      expect(await h.debits(acc)).toHaveLength(1);
+      const { conversationId } = await h.message(acc, ids[0]!);
+      expect(await h.conversation(acc, conversationId)).toMatchObject({
+        humanAlert: true,
+        humanAlertReason: "no_answer",
+      });
+
+      // Still waiting for an answer: a fourth gets none either, the alert stays.
+      await h.send(acc, "Hello? Anyone?", { fromId: "once-1" });
+      await h.drain();
+      expect(await fallbacks(acc)).toEqual([FALLBACK]);
+      expect((await h.conversation(acc, conversationId)).humanAlert).toBe(true);
+
+      // The bot answers: the run is over, the next unanswerable message gets the fallback again.
+      await h.send(acc, "do you deliver?", { fromId: "once-1" });
+      await h.drain();
+      await h.send(acc, "Do you rent out canoes?", { fromId: "once-1" });
+      await h.drain();
+      expect(await fallbacks(acc)).toEqual([FALLBACK, FALLBACK]);
+
+      // A person answers (the bot pauses); resumed, the next unanswerable message gets it again.
+      const human = await h.call(acc, "POST", `/v1/conversations/${conversationId}/messages`, {
+        body: "Hi, I'm Sam from the shop: how can I help?",
+      });
+      expect(human.statusCode, human.body).toBe(201);
+      await h.call(acc, "POST", `/v1/conversations/${conversationId}/bot`, { active: true });
+      await h.send(acc, "Do you sell hot-air balloons?", { fromId: "once-1" });
+      await h.drain();
+      expect(await fallbacks(acc)).toEqual([FALLBACK, FALLBACK, FALLBACK]);
+      // Another contact's run is its own.
+      await h.send(acc, UNANSWERABLE[0]!, { fromId: "once-2" });
+      await h.drain();
+      expect(await fallbacks(acc)).toHaveLength(4);
+    });
+
+    it("three runs of the job in parallel (as on several workers) still write one fallback", async () => {
+      const acc = await shop(10);
+      await updateSettings(app.parley.db, acc.accountId, { bot_active: 0 });
+      const ids = await Promise.all(UNANSWERABLE.map((body) => h.send(acc, body, { fromId: "once-3" })));
+      await h.drain();
+      await updateSettings(app.parley.db, acc.accountId, { bot_active: 1 });
+      const outcomes = await Promise.all(ids.map((id) => runBotReply(app.parley.ctx, id)));
+      expect(outcomes.filter((o) => o.action === "replied")).toHaveLength(1);
+      expect(await fallbacks(acc)).toEqual([FALLBACK]);
+      expect(await h.debits(acc)).toHaveLength(1);
+    });
   });
 
   it("charges one credit per reply, in the same transaction as the reply", async () => {

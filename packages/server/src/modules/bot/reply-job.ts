@@ -3,6 +3,8 @@
 // At-least-once safe: the reply carries external_id "bot:<inbound id>" (unique per account), is checked
 // before and inside the writing transaction, and a unique violation from a concurrent twin counts as
 // done. The reply, its credit debit, the conversation's campaign and any human alert are one transaction.
+// The fallback goes out once per unanswered run: while the last one still waits for an answer (a
+// person's or the bot's), further unanswerable messages only keep the human alert up.
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../../platform/db/schema.ts";
@@ -47,7 +49,9 @@ export type SkipReason =
   | "contact_bot_off"
   | "conversation_paused"
   | "no_campaign"
-  | "campaign_not_live";
+  | "campaign_not_live"
+  /** The fallback already went out in this conversation and nobody has answered since (alert kept). */
+  | "fallback_already_sent";
 
 export type BotOutcome =
   | {
@@ -233,6 +237,13 @@ export async function runBotReply(
       const sw = await conversations.readSwitches(trx, accountId, conversation.id);
       const late = sw ? switchesBlock(sw) : "message_not_found";
       if (late) return { action: "skipped", reason: late };
+      // The fallback once per unanswered run: decided here, from the conversation's state in this
+      // transaction (locked on PostgreSQL), so concurrent messages still produce exactly one.
+      if (generated.alert && (await repo.fallbackAwaitsAnswer(trx, db.dialect, accountId, conversation.id))) {
+        await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+        await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
+        return { action: "skipped", reason: "fallback_already_sent" };
+      }
       const reply = await createOutboundMessage(trx, accountId, {
         sender: "bot",
         channel: inbound.channel,
@@ -324,6 +335,7 @@ async function generate(
       inbound.contact_id,
       inbound.id,
       HISTORY_MESSAGES,
+      inbound.conversation_id,
     );
     const out = await generateLlmReply(
       target,

@@ -1,5 +1,6 @@
 // Campaigns, the bot state of conversations and the bot job's reads. Account id first everywhere.
 import type { Kysely, Transaction } from "kysely";
+import type { Dialect } from "../../platform/db/index.ts";
 import type { Bool, CampaignRow, CampaignsTable, Database, MessageRow } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -109,8 +110,43 @@ export async function findMessageForJob(db: Q, messageId: string): Promise<Messa
 }
 
 /**
- * The last `limit` text messages of a contact's conversation up to and including `uptoId`, oldest
- * first. A contact has one conversation, so its messages are that conversation's (messages_contact_idx).
+ * True while a conversation's fallback still waits for an answer: its last outbound message is a bot
+ * fallback and its human alert is up (a person clearing the alert, replying, or the bot answering ends
+ * the run). Called inside the reply's transaction before a fallback is written. On PostgreSQL the
+ * conversation row is locked first, so concurrent replies in one conversation (several jobs, several
+ * workers) decide one after the other, and each statement after the lock sees what the one before
+ * committed (READ COMMITTED); SQLite has one writer at a time.
+ */
+export async function fallbackAwaitsAnswer(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  accountId: string,
+  conversationId: string,
+): Promise<boolean> {
+  const q = trx
+    .selectFrom("conversations")
+    .select(["contact_id", "human_alert"])
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId);
+  const conversation = await (dialect === "postgres" ? q.forUpdate() : q).executeTakeFirst();
+  if (!conversation || Number(conversation.human_alert) !== 1) return false;
+  // A conversation's messages are its contact's (messages_contact_idx orders them by id).
+  const last = await trx
+    .selectFrom("messages")
+    .select(["sender", "bot_outcome"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", conversation.contact_id)
+    .where("conversation_id", "=", conversationId)
+    .where("direction", "=", "outbound")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return last?.sender === "bot" && last.bot_outcome === "fallback";
+}
+
+/**
+ * The last `limit` text messages of a conversation up to and including `uptoId`, oldest first, read
+ * through its contact's index (messages_contact_idx).
  */
 export async function recentHistory(
   db: Q,
@@ -118,12 +154,15 @@ export async function recentHistory(
   contactId: string,
   uptoId: string,
   limit: number,
+  conversationId: string,
 ): Promise<Pick<MessageRow, "id" | "direction" | "body">[]> {
   const rows = await db
     .selectFrom("messages")
     .select(["id", "direction", "body"])
     .where("account_id", "=", accountId)
     .where("contact_id", "=", contactId)
+    // A contact has a conversation per channel: only this one's messages are its history.
+    .where("conversation_id", "=", conversationId)
     .where("id", "<=", uptoId)
     .where("type", "=", "text")
     .orderBy("id", "desc")
