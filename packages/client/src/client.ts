@@ -236,9 +236,12 @@ export class Parley {
     /** POST /v1/campaigns/{id}/pause: no further first message. */
     pause: (campaignId: string, o?: RequestOptions) =>
       this.#call("pauseCampaign", { params: { campaignId }, options: o }),
-    /** GET /v1/campaigns/{id}/stats: queued, sent, pending, failed, skipped, replied. */
+    /** GET /v1/campaigns/{id}/stats: queued, sent, pending, failed, skipped (skippedByReason), replied. */
     stats: (campaignId: string, o?: RequestOptions) =>
       this.#call("getCampaignStats", { params: { campaignId }, options: o }),
+    /** GET /v1/campaigns/{id}/skipped: the members the outgoing side skipped, each with its reason. */
+    skipped: (campaignId: string, query?: QueryParams<"listCampaignSkipped">, o?: RequestOptions) =>
+      this.#call("listCampaignSkipped", { params: { campaignId }, query, options: o }),
     /** POST /v1/campaigns/{id}/preview: what the bot would answer; nothing sent, stored or charged. */
     preview: (campaignId: string, message: string, o?: RequestOptions) =>
       this.#call("previewCampaign", { params: { campaignId }, body: { message }, options: o }),

@@ -69,6 +69,7 @@ export const OPERATIONS = {
   startCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/start", idempotent: true },
   pauseCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/pause", idempotent: true },
   getCampaignStats: { method: "get", path: "/v1/campaigns/{campaignId}/stats", idempotent: true },
+  listCampaignSkipped: { method: "get", path: "/v1/campaigns/{campaignId}/skipped", idempotent: true },
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Saving the same phrasing twice changes nothing; a second new entry would be a duplicate.
   saveKnowledge: { method: "post", path: "/v1/campaigns/{campaignId}/knowledge", idempotent: false },

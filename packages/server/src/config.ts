@@ -21,6 +21,8 @@ export interface Config {
   deliveryTimeoutMs: number;
   /** How long a claimed job is a worker's before another worker may take it over (a dead worker's jobs). */
   jobLeaseMs: number;
+  /** The highest rate (first messages per minute) an outgoing campaign may be given. */
+  outgoingMaxPerMinute: number;
   /** A request (headers and body) must arrive within this, or its connection is closed (slow clients). */
   requestTimeoutMs: number;
   /** Invalid API keys one client address may send per minute before it is refused (429). */
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     deliveryTimeoutMs: int(env, "DELIVERY_TIMEOUT_MS", 15_000, 100, 15_000),
     // Longer than the slowest job (a delivery attempt: 15 s; an LLM reply with its retry).
     jobLeaseMs: int(env, "JOB_LEASE_SECONDS", 60, 1, 3600) * 1000,
+    outgoingMaxPerMinute: int(env, "OUTGOING_MAX_PER_MINUTE", 6000, 1, 1_000_000),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
     authFailuresPerMinute: int(env, "AUTH_FAILURES_PER_MINUTE", 30, 1, 10_000_000),
     logLevel,

@@ -26,6 +26,7 @@ describe("parley CLI", () => {
       "010_dashboard",
       "011_imports",
       "012_outgoing",
+      "015_outgoing_skip_reason",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -39,6 +39,7 @@ describe("migrations", () => {
         "010_dashboard",
         "011_imports",
         "012_outgoing",
+        "015_outgoing_skip_reason",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -2,6 +2,7 @@
 // like every reply; members without a fromId skipped; never twice (resume, start again); pause stops
 // at once; out of credits pauses itself; replies go to the campaign's bot.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.ts";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
 import { updateSettings } from "../src/modules/accounts/service.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
@@ -17,6 +18,7 @@ interface Stats {
   pending: number;
   failed: number;
   skipped: number;
+  skippedByReason: Record<string, number>;
   replied: number;
 }
 
@@ -120,6 +122,7 @@ describe("outgoing campaigns", () => {
       queued: 0,
       sent: 3,
       skipped: 2,
+      skippedByReason: { no_custom_channel_id: 2, no_known_channel: 0 },
       failed: 0,
       pending: 0,
       replied: 0,
@@ -201,40 +204,197 @@ describe("outgoing campaigns", () => {
       expect((times[i] ?? 0) - (times[i - 10] ?? 0)).toBeGreaterThan(500);
   }, 60_000);
 
-  it("costs 1 credit each where metering applies and pauses itself when credits run out", async () => {
-    const agency = await newAgency(t);
-    const sub = json<{ id: string; apiKey: string; email: string }>(
-      await t.inject({
-        method: "POST",
-        url: "/v1/subaccounts",
-        headers: { "x-api-key": agency.apiKey },
-        payload: { email: `client-${Date.now()}@example.com` },
+  it("sends each member on the channel it is known on; without one (and no campaign channel) skips it, saying why", async () => {
+    const acc = await t.account();
+    await updateSettings(t.parley.db, acc.accountId, { webhook_url: receiver.url, bot_active: 0 });
+    const call = (method: "GET" | "POST", url: string, body?: unknown) =>
+      callWithKey(t, method, url, acc.apiKey, body);
+    const list = json<{ id: string }>(await call("POST", "/v1/lists", { name: "channels" }));
+    const add = (contactId: string) => call("POST", `/v1/lists/${list.id}/contacts`, { contactId });
+    // Two contacts who wrote in on their own channels, one who wrote without a label.
+    for (const [fromId, channel] of [
+      ["ch-live", "livechat"],
+      ["ch-wa", "whatsapp"],
+      ["ch-none", undefined],
+    ] as const) {
+      const { messageId } = json<{ messageId: string }>(
+        await postIncoming(t, acc.apiKey, { customData: customData({ fromId, channel, body: "hello" }) }),
+      );
+      await add(json<{ contactId: string }>(await call("GET", `/v1/messages/${messageId}`)).contactId);
+    }
+    // One imported with a custom channel id but never in touch, one with a phone only.
+    const imported = await t.inject({
+      method: "POST",
+      url: `/v1/contacts/imports?apiKey=${acc.apiKey}&listId=${list.id}`,
+      headers: { "content-type": "text/csv" },
+      payload: "First name,Channel id\nImp,ch-imp\n",
+    });
+    expect(imported.statusCode, imported.body).toBe(202);
+    const phoneOnly = json<{ id: string }>(
+      await call("POST", "/v1/contacts", { firstName: "Phone", phone: "+14155557999" }),
+    );
+    await add(phoneOnly.id);
+    await t.parley.worker.drain();
+
+    const firstOf = (campaignId: string) =>
+      Object.fromEntries(firstMessages(campaignId).map((m) => [m.toId, m.channel]));
+
+    // No campaign channel: each known member on its own; the others skipped with their reason.
+    const own = json<{ id: string; outgoing: { channel: string | null } }>(
+      await call("POST", "/v1/campaigns", {
+        name: "Own channels",
+        outgoing: { message: "Hi own", listId: list.id, ratePerMinute: 6000 },
       }),
     );
-    await t.inject({
-      method: "POST",
-      url: "/v1/subaccounts/credits",
-      headers: { "x-api-key": agency.apiKey },
-      payload: { email: sub.email, amount: 1 },
+    expect(own.outgoing.channel).toBeNull();
+    await call("POST", `/v1/campaigns/${own.id}/start`);
+    await t.parley.worker.drain();
+    expect(firstOf(own.id)).toEqual({ "ch-live": "livechat", "ch-wa": "whatsapp" });
+    expect(json<Stats>(await call("GET", `/v1/campaigns/${own.id}/stats`))).toMatchObject({
+      state: "done",
+      members: 5,
+      pending: 0,
+      sent: 2,
+      skipped: 3,
+      skippedByReason: { no_custom_channel_id: 1, no_known_channel: 2 },
     });
-    const subAcc = { accountId: sub.id, apiKey: sub.apiKey } as CreatedAccount;
-    // The hellos' bot replies would use the credit first: the sub-account's bot is off for them.
-    await updateSettings(t.parley.db, sub.id, { bot_active: 0 });
-    const { call, listId } = await world(subAcc, 3, 0, "c");
+    const skipped = json<{ data: { contactId: string; reason: string }[] }>(
+      await call("GET", `/v1/campaigns/${own.id}/skipped`),
+    );
+    expect(skipped.data).toHaveLength(3);
+    expect(skipped.data.find((s) => s.contactId === phoneOnly.id)?.reason).toBe("no_custom_channel_id");
+    expect(skipped.data.filter((s) => s.reason === "no_known_channel")).toHaveLength(2);
+
+    // With a campaign channel: it only stands in where the member has none of its own.
+    const sms = json<{ id: string }>(
+      await call("POST", "/v1/campaigns", {
+        name: "Sms default",
+        outgoing: { message: "Hi sms", listId: list.id, channel: "sms", ratePerMinute: 6000 },
+      }),
+    );
+    await call("POST", `/v1/campaigns/${sms.id}/start`);
+    await t.parley.worker.drain();
+    expect(firstOf(sms.id)).toEqual({
+      "ch-live": "livechat",
+      "ch-wa": "whatsapp",
+      "ch-none": "sms",
+      "ch-imp": "sms",
+    });
+    expect(json<Stats>(await call("GET", `/v1/campaigns/${sms.id}/stats`))).toMatchObject({
+      sent: 4,
+      skippedByReason: { no_custom_channel_id: 1, no_known_channel: 0 },
+    });
+  });
+
+  it("accepts a rate up to OUTGOING_MAX_PER_MINUTE (6,000 by default) and refuses more with the ceiling in the message", async () => {
+    const acc = await t.account();
+    const call = (method: "POST" | "PATCH", url: string, body?: unknown) =>
+      callWithKey(t, method, url, acc.apiKey, body);
+    const list = json<{ id: string }>(await call("POST", "/v1/lists", { name: "rate" }));
+    const made = await call("POST", "/v1/campaigns", {
+      name: "Fast",
+      outgoing: { message: "Hi", listId: list.id, channel: "sms", ratePerMinute: 6000 },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = json<{ id: string }>(made).id;
+    for (const res of [
+      await call("POST", "/v1/campaigns", {
+        name: "Too fast",
+        outgoing: { message: "Hi", listId: list.id, channel: "sms", ratePerMinute: 6001 },
+      }),
+      await call("PATCH", `/v1/campaigns/${id}`, {
+        outgoing: { message: "Hi", listId: list.id, channel: "sms", ratePerMinute: 6001 },
+      }),
+    ]) {
+      expect(res.statusCode, res.body).toBe(400);
+      expect(errorCode(res)).toBe("VALIDATION_ERROR");
+      expect(res.body).toMatch(/6000/);
+    }
+    expect(
+      json<{ outgoing: { ratePerMinute: number } }>(
+        await callWithKey(t, "GET", `/v1/campaigns/${id}`, acc.apiKey),
+      ).outgoing.ratePerMinute,
+    ).toBe(6000);
+    expect(loadConfig({}).outgoingMaxPerMinute).toBe(6000);
+    expect(loadConfig({ OUTGOING_MAX_PER_MINUTE: "20000" }).outgoingMaxPerMinute).toBe(20000);
+    for (const bad of ["0", "ten", "1.5", "1000001"])
+      expect(() => loadConfig({ OUTGOING_MAX_PER_MINUTE: bad }), bad).toThrow(/OUTGOING_MAX_PER_MINUTE/);
+  });
+
+  it("sends at 6,000 a minute: far more in the first second and a half than 600 a minute allowed, never faster than the rate", async () => {
+    const acc = await t.account();
+    await updateSettings(t.parley.db, acc.accountId, { bot_active: 0 });
+    const members = 200;
+    const { call, listId } = await world(acc, members, 0, "f");
     const campaign = json<{ id: string }>(
       await call("POST", "/v1/campaigns", {
-        name: "Paid",
-        outgoing: { message: "Hi from us", listId, channel: "sms", ratePerMinute: 600 },
+        name: "Fast",
+        outgoing: { message: "Hi fast", listId, channel: "sms", ratePerMinute: 6000 },
       }),
     );
+    const started = Date.now();
     await call("POST", `/v1/campaigns/${campaign.id}/start`);
     await t.parley.worker.drain();
-    expect(firstMessages(campaign.id)).toHaveLength(1);
-    const stats = json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`));
-    expect(stats).toMatchObject({ state: "paused", pausedReason: "out_of_credits", sent: 1, queued: 2 });
-    const account = json<{ credits: number }>(await callWithKey(t, "GET", "/v1/account", sub.apiKey));
-    expect(account.credits).toBe(0);
-  });
+    const times = (
+      await t.parley.db.kysely
+        .selectFrom("messages")
+        .select("created_at")
+        .where("account_id", "=", acc.accountId)
+        .where("campaign_id", "=", campaign.id)
+        .orderBy("created_at")
+        .execute()
+    ).map((r) => Number(r.created_at));
+    expect(times).toHaveLength(members);
+    const first = times[0] ?? 0;
+    // 600 a minute allows at most 16 in 1.5 s (one every 100 ms); 6,000 a minute paces 150.
+    const inWindow = times.filter((at) => at - first <= 1500).length;
+    console.log(
+      `6,000/min: ${members} first messages in ${(times.at(-1) ?? 0) - first} ms (ideal ${((members - 1) * 60_000) / 6000} ms), ${inWindow} in the first 1.5 s, ${Date.now() - started} ms start to drained`,
+    );
+    expect(inWindow).toBeGreaterThan(40);
+    // The rate is a ceiling: 200 members never take less than their 1.99 s (less a 50 ms slot).
+    expect((times.at(-1) ?? 0) - first).toBeGreaterThanOrEqual(((members - 1) * 60_000) / 6000 - 55);
+  }, 60_000);
+
+  // At 6,000 a minute the three members share one transaction: the one that cannot be paid for must
+  // not take the paid one down with it.
+  it.each([600, 6000])(
+    "costs 1 credit each where metering applies and pauses itself when credits run out (%i a minute)",
+    async (rate) => {
+      const agency = await newAgency(t);
+      const sub = json<{ id: string; apiKey: string; email: string }>(
+        await t.inject({
+          method: "POST",
+          url: "/v1/subaccounts",
+          headers: { "x-api-key": agency.apiKey },
+          payload: { email: `client-${Date.now()}@example.com` },
+        }),
+      );
+      await t.inject({
+        method: "POST",
+        url: "/v1/subaccounts/credits",
+        headers: { "x-api-key": agency.apiKey },
+        payload: { email: sub.email, amount: 1 },
+      });
+      const subAcc = { accountId: sub.id, apiKey: sub.apiKey } as CreatedAccount;
+      // The hellos' bot replies would use the credit first: the sub-account's bot is off for them.
+      await updateSettings(t.parley.db, sub.id, { bot_active: 0 });
+      const { call, listId } = await world(subAcc, 3, 0, "c");
+      const campaign = json<{ id: string }>(
+        await call("POST", "/v1/campaigns", {
+          name: "Paid",
+          outgoing: { message: "Hi from us", listId, channel: "sms", ratePerMinute: rate },
+        }),
+      );
+      await call("POST", `/v1/campaigns/${campaign.id}/start`);
+      await t.parley.worker.drain();
+      expect(firstMessages(campaign.id)).toHaveLength(1);
+      const stats = json<Stats>(await call("GET", `/v1/campaigns/${campaign.id}/stats`));
+      expect(stats).toMatchObject({ state: "paused", pausedReason: "out_of_credits", sent: 1, queued: 2 });
+      const account = json<{ credits: number }>(await callWithKey(t, "GET", "/v1/account", sub.apiKey));
+      expect(account.credits).toBe(0);
+    },
+  );
 
   it("refuses a start without an outgoing side, an unknown list, and another account's campaign", async () => {
     const acc = await t.account();

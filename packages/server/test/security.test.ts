@@ -138,6 +138,10 @@ const TABLE: Record<string, Row> = {
     auth: "key",
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/stats`,
   },
+  "GET /v1/campaigns/:campaignId/skipped": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/skipped`,
+  },
   "DELETE /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
   "GET /v1/credits/transactions": { auth: "key", list: () => "/v1/credits/transactions" },
   "POST /v1/subaccounts/credits": {

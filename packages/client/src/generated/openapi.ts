@@ -653,7 +653,7 @@ export interface paths {
     put?: never;
     /**
      * Start (or resume) a campaign's outgoing messages (extension)
-     * @description Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, retried, Sent/Failed). Members without one are counted as skipped. Nobody gets the first message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), CAMPAIGN_NOT_FOUND (404).
+     * @description Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, retried, Sent/Failed), each on the channel label it is known on (its latest labelled message; `outgoing.channel` only for members without one). Members without a fromId, or without any label, are skipped with the reason (stats, GET .../skipped). Nobody gets the first message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), CAMPAIGN_NOT_FOUND (404).
      */
     post: operations["startCampaign"];
     delete?: never;
@@ -694,6 +694,26 @@ export interface paths {
      * @description queued (members not reached yet), sent, pending, failed, skipped, replied. Errors: CAMPAIGN_NOT_FOUND (404).
      */
     get: operations["getCampaignStats"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}/skipped": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The members a campaign's outgoing side skipped, with why (extension)
+     * @description Contact id order, cursor pagination. reason: no_custom_channel_id (no fromId) or no_known_channel (no channel label of its own and none on the campaign). Errors: VALIDATION_ERROR, INVALID_CURSOR (400), CAMPAIGN_NOT_FOUND (404).
+     */
+    get: operations["listCampaignSkipped"];
     put?: never;
     post?: never;
     delete?: never;
@@ -5050,8 +5070,7 @@ export interface operations {
                 message: string;
                 /** @description The list whose members receive it */
                 listId: string;
-                /** @description The custom channel label it goes through */
-                channel: string;
+                channel: string | null;
                 ratePerMinute: number;
                 /** @description null until started */
                 state: "running" | "paused" | "done" | null;
@@ -5182,9 +5201,12 @@ export interface operations {
             message: string;
             /** @description The list whose members receive it */
             listId: string;
-            /** @description The custom channel label it goes through */
-            channel: string;
-            /** @default 60 */
+            /** @description The custom channel label for members not known on one yet (imported with a fromId, never in touch). A member who wrote in gets it on the label it last used; without either, the member is skipped (no_known_channel). */
+            channel?: string | null;
+            /**
+             * @description First messages per minute, at most the server's OUTGOING_MAX_PER_MINUTE (6,000 by default; 400 above it, the message names the ceiling)
+             * @default 60
+             */
             ratePerMinute?: number;
           } | null;
         };
@@ -5216,8 +5238,7 @@ export interface operations {
               message: string;
               /** @description The list whose members receive it */
               listId: string;
-              /** @description The custom channel label it goes through */
-              channel: string;
+              channel: string | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -5386,8 +5407,7 @@ export interface operations {
               message: string;
               /** @description The list whose members receive it */
               listId: string;
-              /** @description The custom channel label it goes through */
-              channel: string;
+              channel: string | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -5678,9 +5698,12 @@ export interface operations {
             message: string;
             /** @description The list whose members receive it */
             listId: string;
-            /** @description The custom channel label it goes through */
-            channel: string;
-            /** @default 60 */
+            /** @description The custom channel label for members not known on one yet (imported with a fromId, never in touch). A member who wrote in gets it on the label it last used; without either, the member is skipped (no_known_channel). */
+            channel?: string | null;
+            /**
+             * @description First messages per minute, at most the server's OUTGOING_MAX_PER_MINUTE (6,000 by default; 400 above it, the message names the ceiling)
+             * @default 60
+             */
             ratePerMinute?: number;
           } | null;
         };
@@ -5712,8 +5735,7 @@ export interface operations {
               message: string;
               /** @description The list whose members receive it */
               listId: string;
-              /** @description The custom channel label it goes through */
-              channel: string;
+              channel: string | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -7463,8 +7485,14 @@ export interface operations {
             pending: number;
             /** @description First messages that failed */
             failed: number;
-            /** @description Members without a custom channel identity (fromId) */
+            /** @description Members that got no first message (skippedByReason says why) */
             skipped: number;
+            skippedByReason: {
+              /** @description Members without a fromId */
+              no_custom_channel_id: number;
+              /** @description Members with a fromId but no channel label of their own, the campaign naming none */
+              no_known_channel: number;
+            };
             /** @description Contacts who wrote back after their first message */
             replied: number;
           };
@@ -7598,8 +7626,14 @@ export interface operations {
             pending: number;
             /** @description First messages that failed */
             failed: number;
-            /** @description Members without a custom channel identity (fromId) */
+            /** @description Members that got no first message (skippedByReason says why) */
             skipped: number;
+            skippedByReason: {
+              /** @description Members without a fromId */
+              no_custom_channel_id: number;
+              /** @description Members with a fromId but no channel label of their own, the campaign naming none */
+              no_known_channel: number;
+            };
             /** @description Contacts who wrote back after their first message */
             replied: number;
           };
@@ -7733,10 +7767,152 @@ export interface operations {
             pending: number;
             /** @description First messages that failed */
             failed: number;
-            /** @description Members without a custom channel identity (fromId) */
+            /** @description Members that got no first message (skippedByReason says why) */
             skipped: number;
+            skippedByReason: {
+              /** @description Members without a fromId */
+              no_custom_channel_id: number;
+              /** @description Members with a fromId but no channel label of their own, the campaign naming none */
+              no_known_channel: number;
+            };
             /** @description Contacts who wrote back after their first message */
             replied: number;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listCampaignSkipped: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              contactId: string;
+              firstName: string | null;
+              lastName: string | null;
+              phone: string | null;
+              email: string | null;
+              /** @description no_custom_channel_id: the contact has no fromId; no_known_channel: it never wrote on a labelled channel and the campaign names no channel */
+              reason: "no_custom_channel_id" | "no_known_channel";
+              /** @description ISO 8601 UTC */
+              skippedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
           };
         };
       };

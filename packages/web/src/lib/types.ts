@@ -144,7 +144,8 @@ export interface KnowledgeEntry {
 export interface Outgoing {
   message: string;
   listId: string;
-  channel: string;
+  /** The label for members not known on one of their own; null: those are skipped. */
+  channel: string | null;
   ratePerMinute: number;
   state: "running" | "paused" | "done" | null;
   pausedReason: string | null;
@@ -163,9 +164,20 @@ export interface OutgoingStats {
 }
 
 export interface CampaignSummary {
+  skippedByReason: { no_custom_channel_id: number; no_known_channel: number };
   id: string;
   name: string;
   status: "draft" | "live" | "paused";
+export interface SkippedMember {
+  contactId: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  email: string | null;
+  reason: "no_custom_channel_id" | "no_known_channel";
+  skippedAt: string;
+}
+
   instructions: string;
   knowledgeCount: number;
   keywords: string[];

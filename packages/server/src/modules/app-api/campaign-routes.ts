@@ -13,6 +13,7 @@ import {
   CreateCampaignBody,
   PreviewBody,
   SaveKnowledgeBody,
+  SkippedQuery,
   UpdateCampaignBody,
 } from "../bot/schemas.ts";
 import {
@@ -23,7 +24,7 @@ import {
   saveKnowledgeView,
   updateCampaign,
 } from "../bot/service.ts";
-import { outgoingStats, pauseOutgoing, startOutgoing } from "../outgoing/service.ts";
+import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
 import type { SessionRoute } from "./routes.ts";
 import { sessionOf } from "./session.ts";
@@ -36,6 +37,7 @@ const DashboardQuery = Type.Object({
 
 export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
   const { db } = ctx;
+  const outgoingLimits = { maxPerMinute: ctx.config.outgoingMaxPerMinute };
 
   // The dashboard: the figures of the last days, every role.
   app.get(
@@ -60,7 +62,9 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     async (request, reply) => {
       const info = sessionOf(request);
       requireManager(info);
-      return reply.code(201).send(campaignView(await createCampaign(db, info.account.id, request.body)));
+      return reply
+        .code(201)
+        .send(campaignView(await createCampaign(db, info.account.id, request.body, outgoingLimits)));
     },
   );
 
@@ -86,7 +90,9 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);
-      return campaignView(await updateCampaign(db, info.account.id, request.params.campaignId, request.body));
+      return campaignView(
+        await updateCampaign(db, info.account.id, request.params.campaignId, request.body, outgoingLimits),
+      );
     },
   );
 
@@ -144,5 +150,19 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     "/app/api/campaigns/:campaignId/stats",
     { ...session, schema: { operationId: "appCampaignStats", tags: TAGS, params: CampaignParams } },
     async (request) => outgoingStats(ctx, sessionOf(request).account.id, request.params.campaignId),
+  );
+  app.get(
+    "/app/api/campaigns/:campaignId/skipped",
+    {
+      ...session,
+      schema: {
+        operationId: "appCampaignSkipped",
+        tags: TAGS,
+        params: CampaignParams,
+        querystring: SkippedQuery,
+      },
+    },
+    async (request) =>
+      skippedMembers(ctx, sessionOf(request).account.id, request.params.campaignId, request.query),
   );
 }

@@ -37,6 +37,7 @@ const CAMPAIGN_RULES =
 
 export function botRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
+  const outgoingLimits = { maxPerMinute: ctx.config.outgoingMaxPerMinute };
   app.post(
     "/v1/campaigns/:campaignId/preview",
     {
@@ -94,7 +95,7 @@ export function botRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const campaign = await createCampaign(db, accountOf(request).id, request.body);
+      const campaign = await createCampaign(db, accountOf(request).id, request.body, outgoingLimits);
       return reply.code(201).send(campaignView(campaign));
     },
   );
@@ -151,7 +152,15 @@ export function botRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) =>
-      campaignView(await updateCampaign(db, accountOf(request).id, request.params.campaignId, request.body)),
+      campaignView(
+        await updateCampaign(
+          db,
+          accountOf(request).id,
+          request.params.campaignId,
+          request.body,
+          outgoingLimits,
+        ),
+      ),
   );
 
   app.delete(

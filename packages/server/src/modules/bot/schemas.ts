@@ -62,17 +62,39 @@ export const OutgoingBody = Type.Object({
       "The first message; {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty",
   }),
   listId: Type.String({ minLength: 1, maxLength: 64, description: "The list whose members receive it" }),
-  channel: Type.String({
-    minLength: 1,
-    maxLength: 200,
-    description: "The custom channel label it goes through",
-  }),
-  ratePerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 60 })),
+  channel: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], {
+      description:
+        "The custom channel label for members not known on one yet (imported with a fromId, never in " +
+        "touch). A member who wrote in gets it on the label it last used; without either, the member is " +
+        "skipped (no_known_channel).",
+    }),
+  ),
+  ratePerMinute: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      default: 60,
+      description:
+        "First messages per minute, at most the server's OUTGOING_MAX_PER_MINUTE (6,000 by default; " +
+        "400 above it, the message names the ceiling)",
+    }),
+  ),
 });
+
+/** Why a member got no first message. */
+export const SkipReason = Type.Union(
+  [Type.Literal("no_custom_channel_id"), Type.Literal("no_known_channel")],
+  {
+    description:
+      "no_custom_channel_id: the contact has no fromId; no_known_channel: it never wrote on a labelled " +
+      "channel and the campaign names no channel",
+  },
+);
 
 const OutgoingJson = Type.Union([
   Type.Object({
     ...OutgoingBody.properties,
+    channel: Type.Union([Type.String(), Type.Null()]),
     ratePerMinute: Type.Integer(),
     state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()], {
       description: "null until started",
@@ -190,7 +212,13 @@ export const OutgoingStats = Type.Object({
   sent: Type.Integer({ description: "First messages delivered (Sent)" }),
   pending: Type.Integer({ description: "First messages not yet delivered" }),
   failed: Type.Integer({ description: "First messages that failed" }),
-  skipped: Type.Integer({ description: "Members without a custom channel identity (fromId)" }),
+  skipped: Type.Integer({ description: "Members that got no first message (skippedByReason says why)" }),
+  skippedByReason: Type.Object({
+    no_custom_channel_id: Type.Integer({ description: "Members without a fromId" }),
+    no_known_channel: Type.Integer({
+      description: "Members with a fromId but no channel label of their own, the campaign naming none",
+    }),
+  }),
   replied: Type.Integer({ description: "Contacts who wrote back after their first message" }),
 });
 
@@ -228,4 +256,16 @@ export const SaveKnowledgeJson = Type.Object({
     alternatives: Type.Array(Type.String()),
   }),
   knowledgeCount: Type.Integer(),
+});
+
+export const SkippedQuery = Type.Object({ ...PageQuery.properties });
+
+export const SkippedMemberJson = Type.Object({
+  contactId: Type.String(),
+  firstName: Type.Union([Type.String(), Type.Null()]),
+  lastName: Type.Union([Type.String(), Type.Null()]),
+  phone: Type.Union([Type.String(), Type.Null()]),
+  email: Type.Union([Type.String(), Type.Null()]),
+  reason: SkipReason,
+  skippedAt: Type.String({ description: "ISO 8601 UTC" }),
 });

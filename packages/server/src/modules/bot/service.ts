@@ -160,8 +160,20 @@ function optionalModel(value: string | null | undefined): string | null {
 export interface Outgoing {
   message: string;
   listId: string;
-  channel: string;
+  /** The label for members not known on one of their own; null: such members are skipped. */
+  channel: string | null;
   ratePerMinute: number;
+}
+
+/** What the outgoing side may be given: the rate ceiling is the server's (OUTGOING_MAX_PER_MINUTE). */
+export interface OutgoingLimits {
+  maxPerMinute: number;
+}
+
+/** Routes pass the server's limits; a caller without an outgoing side (the default campaign) need not. */
+function limitsOf(limits: OutgoingLimits | undefined): OutgoingLimits {
+  if (!limits) throw new Error("an outgoing side needs the server's outgoing limits");
+  return limits;
 }
 
 export function outgoingOf(c: Pick<CampaignRow, "outgoing">): Outgoing | null {
@@ -175,18 +187,35 @@ export function outgoingOf(c: Pick<CampaignRow, "outgoing">): Outgoing | null {
 
 function outgoingView(c: CampaignRow) {
   const o = outgoingOf(c);
-  return o ? { ...o, state: c.outgoing_state, pausedReason: c.outgoing_reason } : null;
+  return o
+    ? { ...o, channel: o.channel ?? null, state: c.outgoing_state, pausedReason: c.outgoing_reason }
+    : null;
 }
 
-/** An outgoing side as given: trimmed, its list this account's (404 LIST_NOT_FOUND otherwise). */
-async function parseOutgoing(db: Db, accountId: string, input: OutgoingInput | null): Promise<string | null> {
+/**
+ * An outgoing side as given: trimmed, its rate within the server's ceiling (400 naming it), its list
+ * this account's (404 LIST_NOT_FOUND otherwise).
+ */
+async function parseOutgoing(
+  db: Db,
+  accountId: string,
+  input: OutgoingInput | null,
+  limits: OutgoingLimits,
+): Promise<string | null> {
   if (input === null) return null;
   const message = input.message.trim();
-  const channel = input.channel.trim();
+  const channel = input.channel == null ? null : input.channel.trim();
   if (!message) throw new AppError("VALIDATION_ERROR", "outgoing.message must not be empty");
-  if (!channel) throw new AppError("VALIDATION_ERROR", "outgoing.channel must not be empty");
+  if (channel === "") throw new AppError("VALIDATION_ERROR", "outgoing.channel must not be empty");
+  const ratePerMinute = input.ratePerMinute ?? 60;
+  if (ratePerMinute > limits.maxPerMinute) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      `outgoing.ratePerMinute must be at most ${limits.maxPerMinute} (this server's OUTGOING_MAX_PER_MINUTE)`,
+    );
+  }
   await requireList(db, accountId, input.listId);
-  const o: Outgoing = { message, listId: input.listId, channel, ratePerMinute: input.ratePerMinute ?? 60 };
+  const o: Outgoing = { message, listId: input.listId, channel, ratePerMinute };
   return JSON.stringify(o);
 }
 
@@ -222,7 +251,12 @@ async function lockAccount(db: Db, trx: Parameters<typeof repo.findCampaign>[0],
   }
 }
 
-export async function createCampaign(db: Db, accountId: string, input: CampaignInput): Promise<CampaignRow> {
+export async function createCampaign(
+  db: Db,
+  accountId: string,
+  input: CampaignInput,
+  limits?: OutgoingLimits,
+): Promise<CampaignRow> {
   const now = Date.now();
   const row: CampaignRow = {
     id: newId("campaign"),
@@ -239,7 +273,10 @@ export async function createCampaign(db: Db, accountId: string, input: CampaignI
     engine: input.engine ?? "auto",
     model: optionalModel(input.model),
     is_default: 0,
-    outgoing: input.outgoing === undefined ? null : await parseOutgoing(db, accountId, input.outgoing),
+    outgoing:
+      input.outgoing === undefined
+        ? null
+        : await parseOutgoing(db, accountId, input.outgoing, limitsOf(limits)),
     outgoing_state: null,
     outgoing_reason: null,
     created_at: now,
@@ -264,6 +301,7 @@ export async function updateCampaign(
   accountId: string,
   campaignId: string,
   input: CampaignUpdate,
+  limits?: OutgoingLimits,
 ): Promise<CampaignRow> {
   const patch: repo.CampaignPatch = {};
   if (input.name !== undefined) patch.name = requiredText(input.name, "name", LIMITS.name);
@@ -276,7 +314,8 @@ export async function updateCampaign(
     patch.fallback_message = requiredText(input.fallbackMessage, "fallbackMessage", LIMITS.fallbackMessage);
   if (input.engine !== undefined) patch.engine = input.engine;
   if (input.model !== undefined) patch.model = optionalModel(input.model);
-  if (input.outgoing !== undefined) patch.outgoing = await parseOutgoing(db, accountId, input.outgoing);
+  if (input.outgoing !== undefined)
+    patch.outgoing = await parseOutgoing(db, accountId, input.outgoing, limitsOf(limits));
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);

@@ -1,7 +1,7 @@
 // Outgoing sends: one row per campaign and contact (its primary key makes a first message unique).
 // Every function takes the account id first.
 import { type Kysely, sql, type Transaction } from "kysely";
-import type { ContactRow, Database } from "../../platform/db/schema.ts";
+import type { ContactRow, Database, OutgoingSendsTable } from "../../platform/db/schema.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -13,6 +13,7 @@ export async function claimSend(
   contactId: string,
   outcome: "sent" | "skipped",
   at: number,
+  reason: OutgoingSendsTable["reason"] = null,
 ): Promise<boolean> {
   const r = await db
     .insertInto("outgoing_sends")
@@ -22,6 +23,7 @@ export async function claimSend(
       contact_id: contactId,
       message_id: null,
       outcome,
+      reason,
       created_at: at,
     })
     .onConflict((oc) => oc.columns(["campaign_id", "contact_id"]).doNothing())
@@ -45,14 +47,18 @@ export async function setSendMessage(
     .execute();
 }
 
-/** The next members of the list the campaign has not reached, in contact id order. */
+/**
+ * The next members of the list the campaign has not reached, in contact id order, each with the custom
+ * channel label it is known on: the one its latest labelled message used (messages_contact_idx), null
+ * when none has a label.
+ */
 export async function membersNotReached(
   db: Q,
   accountId: string,
   listId: string,
   campaignId: string,
   limit: number,
-): Promise<ContactRow[]> {
+): Promise<(ContactRow & { known_channel: string | null })[]> {
   return db
     .selectFrom("list_members as m")
     .innerJoin("contacts as c", (j) =>
@@ -62,6 +68,17 @@ export async function membersNotReached(
       j.onRef("s.contact_id", "=", "m.contact_id").on("s.campaign_id", "=", campaignId),
     )
     .selectAll("c")
+    .select((eb) =>
+      eb
+        .selectFrom("messages as msg")
+        .select("msg.channel")
+        .whereRef("msg.account_id", "=", "c.account_id")
+        .whereRef("msg.contact_id", "=", "c.id")
+        .where("msg.channel", "is not", null)
+        .orderBy("msg.id", "desc")
+        .limit(1)
+        .as("known_channel"),
+    )
     .where("m.account_id", "=", accountId)
     .where("m.list_id", "=", listId)
     .where("s.contact_id", "is", null)
@@ -97,6 +114,9 @@ export async function sendFigures(db: Q, accountId: string, campaignId: string, 
       )
       .select([
         sql<number>`sum(case when s.outcome = 'skipped' then 1 else 0 end)`.as("skipped"),
+        sql<number>`sum(case when s.outcome = 'skipped' and s.reason = 'no_known_channel' then 1 else 0 end)`.as(
+          "noKnownChannel",
+        ),
         sql<number>`sum(case when msg.status = 'sent' then 1 else 0 end)`.as("sent"),
         sql<number>`sum(case when msg.status = 'failed' then 1 else 0 end)`.as("failed"),
         sql<number>`sum(case when s.outcome = 'sent' and (msg.status is null or msg.status = 'pending') then 1 else 0 end)`.as(
@@ -122,9 +142,31 @@ export async function sendFigures(db: Q, accountId: string, campaignId: string, 
     members: n(members.n),
     reached: n(sends.reached),
     skipped: n(sends.skipped),
+    noKnownChannel: n(sends.noKnownChannel),
     sent: n(sends.sent),
     failed: n(sends.failed),
     pending: n(sends.pending),
     replied: n(sends.replied),
   };
+}
+
+/** A page of the campaign's skipped members with the reason, in contact id order (after `afterId`). */
+export async function skippedMembers(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+  afterId: string | null,
+  limit: number,
+) {
+  let q = db
+    .selectFrom("outgoing_sends as s")
+    .innerJoin("contacts as c", (j) =>
+      j.onRef("c.id", "=", "s.contact_id").onRef("c.account_id", "=", "s.account_id"),
+    )
+    .select(["c.id", "c.first_name", "c.last_name", "c.phone", "c.email", "s.reason", "s.created_at"])
+    .where("s.account_id", "=", accountId)
+    .where("s.campaign_id", "=", campaignId)
+    .where("s.outcome", "=", "skipped");
+  if (afterId) q = q.where("c.id", ">", afterId);
+  return q.orderBy("c.id").limit(limit).execute();
 }

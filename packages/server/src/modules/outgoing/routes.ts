@@ -3,8 +3,9 @@
 import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
-import { CampaignParams, OutgoingStats } from "../bot/schemas.ts";
-import { outgoingStats, pauseOutgoing, startOutgoing } from "./service.ts";
+import { pageOf } from "../../platform/pagination.ts";
+import { CampaignParams, OutgoingStats, SkippedMemberJson, SkippedQuery } from "../bot/schemas.ts";
+import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "./service.ts";
 
 export function outgoingRoutes(app: App, ctx: AppContext): void {
   app.post(
@@ -16,7 +17,9 @@ export function outgoingRoutes(app: App, ctx: AppContext): void {
         description:
           "Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom " +
           "channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, " +
-          "retried, Sent/Failed). Members without one are counted as skipped. Nobody gets the first " +
+          "retried, Sent/Failed), each on the channel label it is known on (its latest labelled message; " +
+          "`outgoing.channel` only for members without one). Members without a fromId, or without any " +
+          "label, are skipped with the reason (stats, GET .../skipped). Nobody gets the first " +
           "message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering " +
           "applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from " +
           "those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), " +
@@ -59,5 +62,24 @@ export function outgoingRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => outgoingStats(ctx, accountOf(request).id, request.params.campaignId),
+  );
+
+  app.get(
+    "/v1/campaigns/:campaignId/skipped",
+    {
+      schema: {
+        operationId: "listCampaignSkipped",
+        summary: "The members a campaign's outgoing side skipped, with why (extension)",
+        description:
+          "Contact id order, cursor pagination. reason: no_custom_channel_id (no fromId) or " +
+          "no_known_channel (no channel label of its own and none on the campaign). Errors: " +
+          "VALIDATION_ERROR, INVALID_CURSOR (400), CAMPAIGN_NOT_FOUND (404).",
+        tags: ["campaigns"],
+        params: CampaignParams,
+        querystring: SkippedQuery,
+        response: { 200: pageOf(SkippedMemberJson), ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => skippedMembers(ctx, accountOf(request).id, request.params.campaignId, request.query),
   );
 }

@@ -1,9 +1,11 @@
-// Outgoing campaigns: a campaign's first message to every member of a list, through a custom channel.
-// A job sends the members of one tick (at most 10 s, and half a job lease) paced evenly at the
-// campaign's rate per minute, each member in a transaction of its own that re-reads the campaign's state, writes the member's send row (unique per
-// campaign and contact), takes the credit where metering applies, and queues the message on the normal
-// delivery path. Pausing stops the next member at once; resuming, or a restart, never sends anyone the
-// first message twice.
+// Outgoing campaigns: a campaign's first message to every member of a list, each on the custom channel
+// label it is known on (the campaign's label only for members without one; neither: skipped, with the
+// reason stored). A job sends the members of one tick (at most 10 s, and half a job lease) paced evenly
+// at the campaign's rate per minute (at most OUTGOING_MAX_PER_MINUTE), in transactions that re-read the
+// campaign's state, write each member's send row (unique per campaign and contact), take the credit
+// where metering applies, and queue the message on the normal delivery path: one member per
+// transaction, or the members of one 50 ms slot at fast rates. Pausing stops the next slot at once;
+// resuming, or a restart, never sends anyone the first message twice.
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import type { ContactRow } from "../../platform/db/schema.ts";
@@ -15,6 +17,8 @@ import {
   type JobContext,
   type JobResult,
 } from "../../platform/jobs.ts";
+import { decodeCursor, toPage } from "../../platform/pagination.ts";
+import { iso } from "../../platform/text.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import * as campaigns from "../bot/repo.ts";
 import { outgoingOf, requireCampaign } from "../bot/service.ts";
@@ -24,6 +28,8 @@ import { createOutboundMessage } from "../delivery/outbound.ts";
 import * as repo from "./repo.ts";
 
 export const TICK_MS = 10_000;
+/** At rates above one member per SLOT_MS, the members due within one slot share a transaction. */
+const SLOT_MS = 50;
 
 const sleepUntil = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
 /** One first message costs one credit (hundredths) where metering applies. */
@@ -99,7 +105,7 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
   const o = outgoingOf(c);
   const f = o
     ? await repo.sendFigures(ctx.db.kysely, accountId, campaignId, o.listId)
-    : { members: 0, reached: 0, skipped: 0, sent: 0, failed: 0, pending: 0, replied: 0 };
+    : { members: 0, reached: 0, skipped: 0, noKnownChannel: 0, sent: 0, failed: 0, pending: 0, replied: 0 };
   return {
     state: c.outgoing_state,
     pausedReason: c.outgoing_reason,
@@ -109,11 +115,51 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
     pending: f.pending,
     failed: f.failed,
     skipped: f.skipped,
+    // Rows from before reasons were stored are all members without a fromId.
+    skippedByReason: {
+      no_custom_channel_id: f.skipped - f.noKnownChannel,
+      no_known_channel: f.noKnownChannel,
+    },
     replied: f.replied,
   };
 }
 
-/** One tick: the next members up to the rate, each in its own transaction; then the next tick. */
+/** The members the campaign skipped, each with why, a page at a time. */
+export async function skippedMembers(
+  ctx: AppContext,
+  accountId: string,
+  campaignId: string,
+  query: { limit?: number; cursor?: string },
+) {
+  await requireCampaign(ctx.db, accountId, campaignId);
+  const limit = query.limit ?? 50;
+  const rows = await repo.skippedMembers(
+    ctx.db.kysely,
+    accountId,
+    campaignId,
+    decodeCursor(query.cursor),
+    limit + 1,
+  );
+  return toPage(
+    rows,
+    limit,
+    (r) => r.id,
+    (r) => ({
+      contactId: r.id,
+      firstName: r.first_name,
+      lastName: r.last_name,
+      phone: r.phone,
+      email: r.email,
+      reason: r.reason ?? ("no_custom_channel_id" as const),
+      skippedAt: iso(Number(r.created_at)),
+    }),
+  );
+}
+
+/**
+ * One tick: the next members up to the rate, each in its own transaction (several per transaction at
+ * fast rates, see SLOT_MS); then the next tick.
+ */
 export async function sendTick(
   ctx: AppContext,
   accountId: string,
@@ -131,49 +177,80 @@ export async function sendTick(
     (ctx.config.botMetering === "subaccounts" && account.kind === "subaccount");
   // Evenly paced: member k of this tick at start + k × interval (absolute times, so slow writes do not
   // add up), and the next tick due when its first member is.
-  const interval = 60_000 / o.ratePerMinute;
+  // A campaign saved under a higher ceiling than the server's now is sent at the ceiling.
+  const interval = 60_000 / Math.min(o.ratePerMinute, ctx.config.outgoingMaxPerMinute);
   const tickMs = Math.min(TICK_MS, ctx.config.jobLeaseMs / 2);
   const perTick = Math.max(1, Math.floor(tickMs / interval));
   const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
   // Keep the previous tick's pace; a tick that starts late (a restart) starts now, without a burst.
   const now = Date.now();
   const start = at !== undefined && at > now - interval ? at : now;
-  try {
-    for (const [k, contact] of members.entries()) {
-      await sleepUntil(start + k * interval);
-      await db.write(async (trx) => {
-        const now = Date.now();
-        const current = await campaigns.findCampaign(trx, accountId, campaignId);
-        if (current?.outgoing_state !== "running") throw new Stop("paused");
-        if (!contact.external_id) {
-          await repo.claimSend(trx, accountId, campaignId, contact.id, "skipped", now);
-          return;
-        }
-        if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
-        const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, o.channel, now);
-        const message = await createOutboundMessage(trx, accountId, {
-          sender: "bot",
-          channel: o.channel,
-          toId: contact.external_id,
-          campaignId,
-          conversationId: conversation.id,
-          contactId: contact.id,
-          body: render(o.message, contact),
-          at: now,
-        });
-        if (metered) {
-          const paid = await debit(trx, accountId, {
-            amount: FIRST_MESSAGE_COST,
-            kind: "bot_reply",
-            messageId: message.id,
-            description: `Outgoing campaign first message (${current.name})`,
-          });
-          // Rolls this member back: nobody gets a message the account could not pay for.
-          if (!paid) throw new Stop("out_of_credits");
-        }
-        await repo.setSendMessage(trx, accountId, campaignId, contact.id, message.id);
-        await setConversationCampaign(trx, accountId, conversation.id, campaignId);
+  type Member = (typeof members)[number];
+  /** One member's send row (and message, debit) inside the caller's transaction. */
+  const sendOne = async (
+    trx: Parameters<Parameters<typeof db.write>[0]>[0],
+    contact: Member,
+    name: string,
+  ) => {
+    const now = Date.now();
+    // Each member on the channel it is known on; the campaign's label only where it has none.
+    const channel = contact.known_channel ?? o.channel ?? null;
+    const skip = !contact.external_id
+      ? ("no_custom_channel_id" as const)
+      : channel === null
+        ? ("no_known_channel" as const)
+        : null;
+    if (skip) {
+      await repo.claimSend(trx, accountId, campaignId, contact.id, "skipped", now, skip);
+      return;
+    }
+    if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
+    const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, channel, now);
+    const message = await createOutboundMessage(trx, accountId, {
+      sender: "bot",
+      channel,
+      toId: contact.external_id,
+      campaignId,
+      conversationId: conversation.id,
+      contactId: contact.id,
+      body: render(o.message, contact),
+      at: now,
+    });
+    if (metered) {
+      const paid = await debit(trx, accountId, {
+        amount: FIRST_MESSAGE_COST,
+        kind: "bot_reply",
+        messageId: message.id,
+        description: `Outgoing campaign first message (${name})`,
       });
+      // Rolls the transaction back: nobody gets a message the account could not pay for.
+      if (!paid) throw new Stop("out_of_credits");
+    }
+    await repo.setSendMessage(trx, accountId, campaignId, contact.id, message.id);
+    await setConversationCampaign(trx, accountId, conversation.id, campaignId);
+  };
+  /** A slot's members in one transaction that first re-reads the campaign's state (a pause stops it). */
+  const sendSlot = (slot: Member[]) =>
+    db.write(async (trx) => {
+      const current = await campaigns.findCampaign(trx, accountId, campaignId);
+      if (current?.outgoing_state !== "running") throw new Stop("paused");
+      for (const contact of slot) await sendOne(trx, contact, current.name);
+    });
+  // At fast rates one commit per member cannot keep up (PostgreSQL ~85 a second here): members due
+  // within SLOT_MS of each other share a transaction, sent at the slot's first member's time.
+  const perSlot = Math.max(1, Math.floor(SLOT_MS / interval));
+  try {
+    for (let k = 0; k < members.length; k += perSlot) {
+      const slot = members.slice(k, k + perSlot);
+      await sleepUntil(start + k * interval);
+      try {
+        await sendSlot(slot);
+      } catch (err) {
+        // Out of credits within a shared slot: its members again one by one, so those the account
+        // can still pay for are sent and the one it cannot pauses the campaign.
+        if (!(err instanceof Stop && err.reason === "out_of_credits" && slot.length > 1)) throw err;
+        for (const contact of slot) await sendSlot([contact]);
+      }
     }
   } catch (err) {
     if (!(err instanceof Stop)) throw err;

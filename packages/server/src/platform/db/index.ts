@@ -24,6 +24,7 @@ import * as m009 from "./migrations/009_contact_labels.ts";
 import * as m010 from "./migrations/010_dashboard.ts";
 import * as m011 from "./migrations/011_imports.ts";
 import * as m012 from "./migrations/012_outgoing.ts";
+import * as m015 from "./migrations/015_outgoing_skip_reason.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -74,6 +75,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "010_dashboard": m010,
   "011_imports": m011,
   "012_outgoing": m012,
+  "015_outgoing_skip_reason": m015,
 };
 
 class StaticMigrations implements MigrationProvider {

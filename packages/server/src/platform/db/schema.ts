@@ -349,7 +349,12 @@ export interface OutgoingSendsTable {
   account_id: string;
   contact_id: string;
   message_id: string | null;
-  /** "sent" (a message was queued) or "skipped" (the contact has no custom channel identity). */
+  /** "sent" (a message was queued) or "skipped" (see reason). */
   outcome: "sent" | "skipped";
+  /**
+   * Why it was skipped: "no_custom_channel_id" (no fromId) or "no_known_channel" (no label of its own
+   * and none on the campaign); null when sent (and on skipped rows from before, all without a fromId).
+   */
+  reason: "no_custom_channel_id" | "no_known_channel" | null;
   created_at: number;
 }
