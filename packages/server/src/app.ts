@@ -28,6 +28,8 @@ import {
   type ConversationChange,
   inProcessLive,
   postgresLive,
+  SESSIONS_ENDED,
+  type SessionsEnded,
 } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
@@ -146,6 +148,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   db.onCommit(CONVERSATION_CHANGED, (payload) => {
     const change = payload as ConversationChange;
     live.publish(change.accountId, { conversationId: change.conversationId });
+  });
+  // Sessions ended (sign-out, removal, password change): their live streams end on every node.
+  db.onCommit(SESSIONS_ENDED, (payload) => {
+    live.publishSessionsEnded((payload as SessionsEnded).accountId);
   });
   const ctx: AppContext = {
     config,

@@ -1,6 +1,8 @@
-// Live updates for the web app: "this conversation changed" per account. In-process on SQLite (one
-// API process owns the file); on PostgreSQL through LISTEN/NOTIFY on one channel, so a message taken
-// by another API process (or a worker) reaches the browsers connected to this one.
+// Live updates for the web app, per account: "this conversation changed", and "sessions of this
+// account ended" (sign-out, a removed teammate, a password change), on which each open stream checks
+// its own session and ends at once if it is gone. In-process on SQLite (one API process owns the
+// file); on PostgreSQL through LISTEN/NOTIFY on one channel, so a message taken by another API
+// process (or a worker), or a sign-out on another node, reaches the browsers connected to this one.
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import pg from "pg";
@@ -18,6 +20,10 @@ export interface Live {
   publish(accountId: string, event: LiveEvent): void;
   /** Returns the unsubscribe. */
   subscribe(accountId: string, listener: LiveListener): () => void;
+  /** Sessions of the account ended (call after the commit): its streams on every node re-check theirs. */
+  publishSessionsEnded(accountId: string): void;
+  /** Returns the unsubscribe. */
+  subscribeSessionsEnded(accountId: string, listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -31,6 +37,18 @@ export interface ConversationChange {
   conversationId: string;
 }
 
+/** Commit-signal topic: sessions of an account were deleted; payload SessionsEnded. */
+export const SESSIONS_ENDED = "sessions.ended";
+
+export interface SessionsEnded {
+  accountId: string;
+}
+
+/** Inside a db.write() that deletes sessions: the account's open streams re-check theirs after the commit. */
+export function sessionsEnded(trx: object, accountId: string): void {
+  signalAfterCommit(trx, SESSIONS_ENDED, { accountId } satisfies SessionsEnded);
+}
+
 /**
  * Inside a db.write(): tell the browsers about this conversation once the transaction commits (the
  * composition root forwards the signal to `live.publish`). Nothing is sent for a rollback.
@@ -39,18 +57,18 @@ export function conversationChanged(trx: object, accountId: string, conversation
   signalAfterCommit(trx, CONVERSATION_CHANGED, { accountId, conversationId } satisfies ConversationChange);
 }
 
-class LocalHub {
+class LocalHub<E = LiveEvent> {
   private readonly emitter = new EventEmitter();
   constructor() {
     // One listener per open browser tab: no leak warning at 11.
     this.emitter.setMaxListeners(0);
   }
-  emit(accountId: string, event: LiveEvent): void {
+  emit(accountId: string, event: E): void {
     this.emitter.emit(accountId, event);
   }
-  on(accountId: string, listener: LiveListener): () => void {
+  on(accountId: string, listener: (event: E) => void): () => void {
     // Each subscriber is isolated: a throwing listener must not stop the others.
-    const safe = (e: LiveEvent) => {
+    const safe = (e: E) => {
       try {
         listener(e);
       } catch {}
@@ -66,10 +84,16 @@ class LocalHub {
 /** SQLite (or no shared database): subscribers in this process only. */
 export function inProcessLive(): Live {
   const hub = new LocalHub();
+  const sessions = new LocalHub<SessionsEnded>();
   return {
     publish: (accountId, event) => queueMicrotask(() => hub.emit(accountId, event)),
     subscribe: (accountId, listener) => hub.on(accountId, listener),
-    close: async () => hub.clear(),
+    publishSessionsEnded: (accountId) => queueMicrotask(() => sessions.emit(accountId, { accountId })),
+    subscribeSessionsEnded: (accountId, listener) => sessions.on(accountId, listener),
+    close: async () => {
+      hub.clear();
+      sessions.clear();
+    },
   };
 }
 
@@ -95,6 +119,7 @@ export function postgresLive(
     }
     return payloads.map(() => undefined);
   });
+  const sessions = new LocalHub<SessionsEnded>();
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
@@ -112,9 +137,15 @@ export function postgresLive(
         const {
           a,
           c: conversationId,
+          s,
           o,
           k,
-        } = JSON.parse(msg.payload) as { a: string; c: string; o?: string; k?: number };
+        } = JSON.parse(msg.payload) as { a: string; c?: string; s?: number; o?: string; k?: number };
+        // Sessions ended: this node's own were handed to its subscribers when published.
+        if (s === 1) {
+          if (o !== origin && typeof a === "string") sessions.emit(a, { accountId: a });
+          return;
+        }
         if (o === origin && typeof k === "number" && deliveredHere.delete(k)) return;
         if (typeof a === "string" && typeof conversationId === "string") hub.emit(a, { conversationId });
       } catch {}
@@ -153,10 +184,18 @@ export function postgresLive(
       void notifier.submit(JSON.stringify({ a: accountId, c: event.conversationId, o: origin, k }));
     },
     subscribe: (accountId, listener) => hub.on(accountId, listener),
+    publishSessionsEnded(accountId) {
+      if (closed) return;
+      // Here at once, and to the other nodes by NOTIFY on the live channel.
+      queueMicrotask(() => sessions.emit(accountId, { accountId }));
+      void notifier.submit(JSON.stringify({ a: accountId, s: 1, o: origin }));
+    },
+    subscribeSessionsEnded: (accountId, listener) => sessions.on(accountId, listener),
     async close() {
       closed = true;
       listening = false;
       hub.clear();
+      sessions.clear();
       await client?.end().catch(() => {});
     },
   };

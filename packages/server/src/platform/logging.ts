@@ -1,10 +1,16 @@
-// pino logger with API keys redacted from URLs and headers. A key must never reach a log line.
+// pino logger with secrets redacted from URLs and headers: API keys, session cookies, CSRF tokens,
+// invite tokens (in the link's path) and the setup token. A secret must never reach a log line.
 import type { DestinationStream, Logger } from "pino";
 import pino from "pino";
 import type { LogLevel } from "../config.ts";
 
-/** Parameter names that carry an API key, compared after percent-decoding and lower-casing. */
-const KEY_PARAM = /^(?:api[_-]?key|x-api-key|key|token|secret)$/;
+/** Parameter names that carry a secret, compared after percent-decoding and lower-casing. */
+const KEY_PARAM = /^(?:api[_-]?key|x-api-key|key|token|secret|setup[_-]?token|csrf[_-]?token)$/;
+/**
+ * Paths whose next segment is a secret (an invite token), as segments after percent-decoding:
+ * /invite/<token> (the web app's page) and /app/api/invites/<token>[/accept].
+ */
+const SECRET_AFTER: string[][] = [["invite"], ["app", "api", "invites"]];
 /** Values shaped like a secret whatever their name: API keys, webhook signing secrets, session tokens. */
 const SECRET_VALUE = /(?:pk_live_|whsec_|sess_)[A-Za-z0-9+/=_-]{8,}/;
 
@@ -23,9 +29,16 @@ function decode(part: string): string {
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");
   const path = q < 0 ? url : url.slice(0, q);
-  const safePath = path
-    .split("/")
-    .map((segment) => (SECRET_VALUE.test(decode(segment)) ? "[REDACTED]" : segment))
+  const segments = path.split("/");
+  // The router ignores neither case nor empty segments, but a look-alike path is redacted anyway.
+  const named = segments.map((s, i) => ({ i, name: decode(s).trim().toLowerCase() })).filter((s) => s.name);
+  const secretAt = new Set<number>();
+  for (const prefix of SECRET_AFTER) {
+    const next = named[prefix.length];
+    if (next && prefix.every((p, j) => named[j]?.name === p)) secretAt.add(next.i);
+  }
+  const safePath = segments
+    .map((segment, i) => (secretAt.has(i) || SECRET_VALUE.test(decode(segment)) ? "[REDACTED]" : segment))
     .join("/");
   if (q < 0) return safePath;
   const query = url
@@ -51,6 +64,7 @@ export function createLogger(level: LogLevel, stream?: DestinationStream): Logge
       redact: {
         paths: [
           'req.headers["x-api-key"]',
+          'req.headers["x-csrf-token"]',
           "req.headers.authorization",
           "req.headers.cookie",
           'res.headers["set-cookie"]',

@@ -1,6 +1,7 @@
 // Browser sessions of the web app: e-mail + argon2id password sign-in (failures counted in the
-// database per account and per address, so every node enforces the same limit), a random cookie
-// token stored only as its SHA-256, a per-session CSRF token, 30-day sliding expiry.
+// database per (e-mail, address) and per address with growing delays, sign-in-throttle.ts, so every
+// node enforces the same limits), a random cookie token stored only as its SHA-256, a per-session
+// CSRF token, 30-day sliding expiry.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2";
 import type { Db } from "../../platform/db/index.ts";
@@ -8,15 +9,13 @@ import type { AccountRow, SessionRow, UserRow } from "../../platform/db/schema.t
 import { AppError } from "../../platform/errors.ts";
 import { normaliseEmail } from "../../platform/text.ts";
 import { findAccountById } from "./repo.ts";
+import { oneAtATime, PAIR_WINDOW_MS, requireAddressAllowed, requirePairAllowed } from "./sign-in-throttle.ts";
 import * as users from "./users-repo.ts";
 
 export const SESSION_COOKIE = "parley_session";
 export const SESSION_TTL_MS = 30 * 24 * 3600_000;
 /** A session is extended (one write) at most once a day. */
 const EXTEND_AFTER_MS = 24 * 3600_000;
-export const SIGN_IN_WINDOW_MS = 15 * 60_000;
-export const SIGN_IN_MAX_FAILURES_PER_ACCOUNT = 10;
-export const SIGN_IN_MAX_FAILURES_PER_ADDRESS = 50;
 export const MIN_PASSWORD_LENGTH = 8;
 
 export type Role = UserRow["role"];
@@ -109,56 +108,64 @@ export async function resolveSession(
   return { ...found, account, extended };
 }
 
-export async function endSession(db: Db, sessionId: string): Promise<void> {
-  await db.write((trx) => users.deleteSession(trx, sessionId));
+/** Signs a session out; its open live stream (on any node) ends at once. */
+export async function endSession(db: Db, session: Pick<SessionRow, "id" | "account_id">): Promise<void> {
+  await db.write((trx) => users.deleteSession(trx, session.account_id, session.id));
 }
 
 /**
- * E-mail + password sign-in. Refused with 429 while the account or the address has too many recent
- * failures (before the password is even checked); a failure is recorded for both.
+ * E-mail + password sign-in. Refused with 429 (before the password is even checked) while this
+ * (e-mail, address) pair owes a wait after its recent failures, or while the address is over its
+ * ceiling and the e-mail never signed in from it; a failure is recorded for the pair and the address.
  */
 export async function signIn(
   db: Db,
   input: { email: string; password: string; address: string },
 ): Promise<{ token: string; session: SessionRow; user: UserRow }> {
   const email = normaliseEmail(String(input.email ?? ""));
-  const now = Date.now();
-  const since = now - SIGN_IN_WINDOW_MS;
-  const keys = [`email:${email}`, `ip:${input.address}`];
-  const [byAccount, byAddress] = await Promise.all([
-    users.countFailuresSince(db.kysely, keys[0] as string, since),
-    users.countFailuresSince(db.kysely, keys[1] as string, since),
-  ]);
-  if (byAccount >= SIGN_IN_MAX_FAILURES_PER_ACCOUNT || byAddress >= SIGN_IN_MAX_FAILURES_PER_ADDRESS) {
-    throw new AppError("RATE_LIMITED", "Too many failed sign-in attempts; try again in 15 minutes", {
-      "retry-after": String(Math.ceil(SIGN_IN_WINDOW_MS / 1000)),
-    });
-  }
-  const user = email ? await users.findUserByEmail(db.kysely, email) : undefined;
-  const ok = await verifyPassword(user?.password_hash ?? null, String(input.password ?? ""));
-  if (!user || !ok) {
-    await db.write((trx) => users.recordFailures(trx, keys, now, now - 24 * 3600_000));
-    throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
-  }
-  const { token, session } = await createSession(db, user);
-  return { token, session, user };
+  const pairKey = `pair:${email}|${input.address}`;
+  const addressKey = `ip:${input.address}`;
+  const knownKey = `ok:${email}|${input.address}`;
+  return oneAtATime(pairKey, async () => {
+    await requirePairAllowed(db, pairKey, "sign-in attempts");
+    await requireAddressAllowed(db, addressKey, knownKey);
+    const user = email ? await users.findUserByEmail(db.kysely, email) : undefined;
+    const ok = await verifyPassword(user?.password_hash ?? null, String(input.password ?? ""));
+    const now = Date.now();
+    if (!user || !ok) {
+      await db.write((trx) => users.recordFailures(trx, [pairKey, addressKey], now, now - PAIR_WINDOW_MS));
+      throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
+    }
+    await db.write((trx) => users.resetFailures(trx, [pairKey], [knownKey], now));
+    const { token, session } = await createSession(db, user);
+    return { token, session, user };
+  });
 }
 
-/** Changes the signed-in user's password; the user's other sessions end. */
+/**
+ * Changes the signed-in user's password; the user's other sessions end. Wrong current passwords are
+ * throttled per (user, address) as sign-in is: a stolen session is no password oracle.
+ */
 export async function changePassword(
   db: Db,
   info: SessionInfo,
-  currentPassword: string,
-  newPassword: string,
+  input: { currentPassword: string; newPassword: string; address: string },
 ): Promise<void> {
-  checkPassword(newPassword, "newPassword");
-  if (!(await verifyPassword(info.user.password_hash, currentPassword))) {
-    throw new AppError("INVALID_CREDENTIALS", "currentPassword is wrong");
-  }
-  const hash = await hashPassword(newPassword);
-  await db.write(async (trx) => {
-    await users.setPasswordHash(trx, info.account.id, info.user.id, hash);
-    await users.deleteOtherSessions(trx, info.account.id, info.user.id, info.session.id);
+  checkPassword(input.newPassword, "newPassword");
+  const key = `pw:${info.user.id}|${input.address}`;
+  await oneAtATime(key, async () => {
+    await requirePairAllowed(db, key, "password checks");
+    if (!(await verifyPassword(info.user.password_hash, input.currentPassword))) {
+      const now = Date.now();
+      await db.write((trx) => users.recordFailures(trx, [key], now, now - PAIR_WINDOW_MS));
+      throw new AppError("INVALID_CREDENTIALS", "currentPassword is wrong");
+    }
+    const hash = await hashPassword(input.newPassword);
+    await db.write(async (trx) => {
+      await users.setPasswordHash(trx, info.account.id, info.user.id, hash);
+      await users.deleteOtherSessions(trx, info.account.id, info.user.id, info.session.id);
+      await users.resetFailures(trx, [key], [], Date.now());
+    });
   });
 }
 

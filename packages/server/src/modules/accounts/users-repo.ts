@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { Kysely, Transaction } from "kysely";
 import type { Db } from "../../platform/db/index.ts";
 import type { Database, InviteRow, SessionRow, UserRow } from "../../platform/db/schema.ts";
+import { sessionsEnded } from "../../platform/live.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -70,6 +71,7 @@ export async function setPasswordHash(
 /** Removes a non-owner user and their sessions; false when there is no such (non-owner) user. */
 export async function deleteUser(db: Q, accountId: string, userId: string): Promise<boolean> {
   await db.deleteFrom("sessions").where("account_id", "=", accountId).where("user_id", "=", userId).execute();
+  sessionsEnded(db, accountId);
   const res = await db
     .deleteFrom("users")
     .where("account_id", "=", accountId)
@@ -122,8 +124,10 @@ export async function extendSession(db: Q, sessionId: string, expiresAt: number)
   await db.updateTable("sessions").set({ expires_at: expiresAt }).where("id", "=", sessionId).execute();
 }
 
-export async function deleteSession(db: Q, sessionId: string): Promise<void> {
-  await db.deleteFrom("sessions").where("id", "=", sessionId).execute();
+/** Ends a session; inside db.write(), its open live stream ends after the commit. */
+export async function deleteSession(db: Q, accountId: string, sessionId: string): Promise<void> {
+  await db.deleteFrom("sessions").where("account_id", "=", accountId).where("id", "=", sessionId).execute();
+  sessionsEnded(db, accountId);
 }
 
 /** Every session of the user but one (a password change signs the other devices out). */
@@ -139,6 +143,7 @@ export async function deleteOtherSessions(
     .where("user_id", "=", userId)
     .where("id", "!=", keepSessionId)
     .execute();
+  sessionsEnded(db, accountId);
 }
 
 export async function deleteExpiredSessions(db: Q, now: number): Promise<void> {
@@ -212,6 +217,48 @@ export async function countFailuresSince(db: Q, key: string, since: number): Pro
     .where("created_at", ">=", since)
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** How many failures of the key since `since`, and when the latest was (null: none). */
+export async function failureStats(
+  db: Q,
+  key: string,
+  since: number,
+): Promise<{ count: number; last: number | null }> {
+  const row = await db
+    .selectFrom("sign_in_failures")
+    .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.max("created_at").as("last")])
+    .where("key", "=", key)
+    .where("created_at", ">=", since)
+    .executeTakeFirst();
+  const last = row?.last;
+  return { count: Number(row?.n ?? 0), last: last === null || last === undefined ? null : Number(last) };
+}
+
+/** The time of the key's n-th latest record since `since`, or null when it has fewer. */
+export async function nthLatestFailure(db: Q, key: string, since: number, n: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("sign_in_failures")
+    .select("created_at")
+    .where("key", "=", key)
+    .where("created_at", ">=", since)
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .offset(n - 1)
+    .executeTakeFirst();
+  return row ? Number(row.created_at) : null;
+}
+
+/** Forgets the keys' records, then writes one record for each of `mark` (a success marker). */
+export async function resetFailures(db: Q, keys: string[], mark: string[], at: number): Promise<void> {
+  const all = [...keys, ...mark];
+  if (all.length > 0) await db.deleteFrom("sign_in_failures").where("key", "in", all).execute();
+  if (mark.length > 0) {
+    await db
+      .insertInto("sign_in_failures")
+      .values(mark.map((key) => ({ id: randomBytes(12).toString("base64url"), key, created_at: at })))
+      .execute();
+  }
 }
 
 export async function recordFailures(db: Q, keys: string[], at: number, olderThan: number): Promise<void> {

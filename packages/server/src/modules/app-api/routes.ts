@@ -179,7 +179,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
     "/app/api/session",
     { ...session, schema: { operationId: "appSignOut", tags: TAGS } },
     async (request, reply) => {
-      await endSession(ctx.db, sessionOf(request).session.id);
+      await endSession(ctx.db, sessionOf(request).session);
       clearSessionCookie(reply);
       return reply.code(204).send();
     },
@@ -189,12 +189,11 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
     "/app/api/password",
     { ...session, schema: { operationId: "appChangePassword", tags: TAGS, body: PasswordBody } },
     async (request, reply) => {
-      await changePassword(
-        ctx.db,
-        sessionOf(request),
-        request.body.currentPassword,
-        request.body.newPassword,
-      );
+      await changePassword(ctx.db, sessionOf(request), {
+        currentPassword: request.body.currentPassword,
+        newPassword: request.body.newPassword,
+        address: clientAddress(ctx, request),
+      });
       return reply.code(204).send();
     },
   );
@@ -523,27 +522,33 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
         "x-request-id": request.id,
       });
       raw.write(": connected\n\n");
-      const unsubscribe = ctx.live.subscribe(accountId, (event) => {
-        raw.write(
-          `event: conversation\ndata: ${JSON.stringify({ conversationId: event.conversationId })}\n\n`,
-        );
-      });
-      // Each ping also checks the session: a signed-out or removed user's stream ends.
+      // The stream ends as soon as its session does: at once when sessions of the account end
+      // (sign-out, removal, password change, on any node), and at each ping (expiry).
       const token = readCookie(request.headers.cookie, SESSION_COOKIE) ?? "";
-      const ping = setInterval(() => {
-        raw.write(": ping\n\n");
+      const recheck = () => {
         resolveSession(ctx.db, token).then(
           (still) => {
             if (!still) raw.end();
           },
           () => {},
         );
+      };
+      const stopRechecks = ctx.live.subscribeSessionsEnded(accountId, recheck);
+      const unsubscribe = ctx.live.subscribe(accountId, (event) => {
+        raw.write(
+          `event: conversation\ndata: ${JSON.stringify({ conversationId: event.conversationId })}\n\n`,
+        );
+      });
+      const ping = setInterval(() => {
+        raw.write(": ping\n\n");
+        recheck();
       }, SSE_PING_MS);
       ping.unref();
       streams.add(reply);
       const stop = () => {
         clearInterval(ping);
         unsubscribe();
+        stopRechecks();
         streams.delete(reply);
       };
       raw.on("close", stop);

@@ -41,8 +41,13 @@ export function describeValidationErrors(errors: ErrorObject[], part: string | u
       return `${where(base)} must be ${(first.params as { type: string }).type}`;
     case "maxLength":
       return `${where(base)} must be at most ${(first.params as { limit: number }).limit} characters`;
-    case "minLength":
-      return `${where(base)} must not be empty`;
+    case "minLength": {
+      // "must not be empty" only when that is the rule: a password of 5 characters is not empty.
+      const limit = (first.params as { limit: number }).limit;
+      return limit > 1
+        ? `${where(base)} must be at least ${limit} characters`
+        : `${where(base)} must not be empty`;
+    }
     case "enum":
       return `${where(base)} must be one of ${(first.params as { allowedValues: unknown[] }).allowedValues.join(", ")}`;
     case "format":
