@@ -66,7 +66,11 @@ export interface InvitesTable {
 
 export interface SignInFailuresTable {
   id: string;
-  /** `email:<address>` or `ip:<address>`. */
+  /**
+   * What the record counts (accounts/sign-in-throttle.ts): a sign-in failure of `pair:<e-mail>|<ip>`
+   * or `ip:<ip>`, a password-change failure `pw:<user id>|<ip>`, or a successful sign-in
+   * `ok:<e-mail>|<ip>` (that address is known for that e-mail).
+   */
   key: string;
   created_at: number;
 }
