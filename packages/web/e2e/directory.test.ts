@@ -284,6 +284,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
       contactIds.push(m.contactId);
       await api.post(`/v1/lists/${list.id}/contacts?apiKey=${apiKey}`, { data: { contactId: m.contactId } });
     }
+    // A member with a phone only: skipped, and the page says why.
+    const phoneOnly = (await (
+      await api.post(`/v1/contacts?apiKey=${apiKey}`, { data: { firstName: "Ada", phone: "+14155550299" } })
+    ).json()) as { id: string };
+    await api.post(`/v1/lists/${list.id}/contacts?apiKey=${apiKey}`, { data: { contactId: phoneOnly.id } });
     await page.getByRole("link", { name: "Campaigns", exact: true }).click();
     await page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
     await page.getByLabel("First message").fill("Hi {{firstName|there}}, spring is here!");
@@ -296,11 +301,20 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await page.getByLabel("Custom channel").fill("sms");
     await page.getByRole("button", { name: "Save outgoing message" }).click();
     await page.getByText("Outgoing message saved").waitFor();
+    // Start sending asks first; cancelling sends nothing.
     await page.getByRole("button", { name: "Start sending" }).click();
-    await page
-      .getByRole("region", { name: "Outgoing message" })
-      .getByText("Done", { exact: true })
-      .waitFor({ timeout: 30_000 });
+    const confirm = page.getByRole("dialog", { name: "Start sending?" });
+    await confirm.getByText("3 members of the list will get the first message now").waitFor();
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "hidden" });
+    await page.getByRole("button", { name: "Start sending" }).click();
+    await confirm.getByRole("button", { name: "Send" }).click();
+    const region = page.getByRole("region", { name: "Outgoing message" });
+    await region.getByText("Done", { exact: true }).waitFor({ timeout: 30_000 });
+    // Done: nothing left to start.
+    expect(await region.getByRole("button", { name: "Start sending" }).isDisabled()).toBe(true);
+    await region.getByText("Skipped 1: 1 with no custom channel id.").waitFor();
+    await region.getByRole("link", { name: "Ada" }).waitFor();
     await expectAccessible(page, "campaign with an outgoing message");
     await page.getByRole("region", { name: "Outgoing message" }).scrollIntoViewIfNeeded();
     await screenshot(page, "outgoing");
