@@ -4,7 +4,7 @@
 //   - account events (the "events webhook URL"): `subaccount.auto_recharge` grants the recharge amount to
 //     the sub-account, once per event, whatever the number of deliveries.
 //
-//   npm run build -w @parley/client
+//   npm install   (builds @parley/client; after changing its src/: npm run build -w @parley/client)
 //   PARLEY_BASE_URL=https://parley.example.com/v1/ PARLEY_API_KEY=pk_live_… \
 //   PARLEY_WEBHOOK_SECRET=whsec_… PORT=8787 node examples/receiver.ts
 //

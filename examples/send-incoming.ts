@@ -2,7 +2,7 @@
 // Parley stores it and, with the bot active, answers it: the reply arrives at the receiver
 // (examples/receiver.ts) through the custom channel webhook URL.
 //
-//   npm run build -w @parley/client
+//   npm install   (builds @parley/client; after changing its src/: npm run build -w @parley/client)
 //   PARLEY_BASE_URL=https://parley.example.com/v1/ PARLEY_API_KEY=pk_live_… \
 //   node examples/send-incoming.ts user-42 "Hello, what are your opening hours?"
 import { randomUUID } from "node:crypto";

@@ -50,3 +50,17 @@ it("tsc -p tsconfig.build.json emits an ESM entry point with type declarations t
   const client = new mod.Parley({ apiKey: "k", baseUrl: "https://h.test/v1/" });
   expect(typeof client.contacts.lookup).toBe("function");
 });
+
+it("npm install leaves dist/ built: the package's prepare script (run by npm on install) builds it", async () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8"));
+  // npm runs "prepare" after installing the checkout's workspaces (and before packing).
+  expect(pkg.scripts.prepare).toBe("node scripts/prepare.mjs");
+  const res = spawnSync(process.execPath, ["scripts/prepare.mjs"], { cwd: PACKAGE_DIR, encoding: "utf8" });
+  expect(res.stdout + res.stderr).toBe("");
+  expect(res.status).toBe(0);
+  const entry = path.join(PACKAGE_DIR, pkg.exports["."].import);
+  expect(fs.existsSync(entry)).toBe(true);
+  const mod = await import(`${pathToFileURL(entry).href}?t=${Date.now()}`);
+  expect(typeof mod.Parley).toBe("function");
+  expect(typeof mod.verifyWebhook).toBe("function");
+});

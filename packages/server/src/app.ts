@@ -1,5 +1,6 @@
 // The composition root: builds the Fastify app, the database, the job worker and every module from
 // one Config. Used by the process entry points (cli.ts) and by the tests.
+import helmet from "@fastify/helmet";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -12,7 +13,8 @@ import { createAuthHook } from "./modules/accounts/auth.ts";
 import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
 import { newSetupToken } from "./modules/accounts/users-repo.ts";
-import { isApiPath, registerWebApp } from "./modules/app-api/static.ts";
+import { signedInUserId } from "./modules/app-api/session.ts";
+import { isApiPath, isWebAppFileRequest, registerWebApp } from "./modules/app-api/static.ts";
 import { MODULES } from "./modules/index.ts";
 import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
@@ -166,6 +168,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     setup: { token: await newSetupToken(db) },
   };
 
+  // Security headers on every answer (the web app, /app/api, /v1, errors included), set before any
+  // other hook can refuse the request. Routes that serve other content set their own stricter policy
+  // (the media routes: default-src 'none'; sandbox). docs/web.md, "Security headers".
+  await app.register(helmet, SECURITY_HEADERS);
+  // The chat widget is embedded in other sites: its script and public endpoints may be loaded from any
+  // origin (the endpoints check Origin themselves), so they are not same-origin-only resources.
+  app.addHook("onRoute", (route) => {
+    if (route.url === "/widget.js" || route.url.startsWith("/widget/")) {
+      route.config = {
+        ...route.config,
+        helmet: { crossOriginResourcePolicy: { policy: "cross-origin" } },
+      } as typeof route.config;
+    }
+  });
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     cutOffSlowBody(request.raw, config.requestTimeoutMs);
@@ -199,9 +215,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     hook: "onRequest",
     enableDraftSpec: true,
     ...(redis ? { redis, nameSpace: "parley-rl:" } : {}),
-    // Per API key; unauthenticated routes (docs) per client address.
-    keyGenerator: (request: FastifyRequest) =>
-      request.auth ? `key:${request.auth.keyId}` : `ip:${request.ip}`,
+    // Per API key; the web app's session routes per signed-in user (their session hook runs before this
+    // one), so a team behind one office address does not share one budget; routes without a key or a
+    // session (sign-in, onboarding, docs) per client address.
+    keyGenerator: (request: FastifyRequest) => {
+      if (request.auth) return `key:${request.auth.keyId}`;
+      const userId = signedInUserId(request);
+      return userId ? `user:${userId}` : `ip:${request.ip}`;
+    },
+    // The web app's files (its assets, index.html) are not limited at all.
+    allowList: (request: FastifyRequest) => isWebAppFileRequest(request),
     errorResponseBuilder: (_request, context) =>
       new AppError(
         "RATE_LIMITED",
@@ -309,6 +332,33 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     },
   };
 }
+
+/**
+ * The security headers (@fastify/helmet): a Content-Security-Policy allowing only the app's own files
+ * (no inline script; inline styles, which Mantine injects, are allowed), no framing anywhere
+ * (clickjacking), nosniff, HSTS for a year and no referrer. Helmet's other defaults stay.
+ */
+const SECURITY_HEADERS = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: {
+      "default-src": ["'self'"],
+      "base-uri": ["'self'"],
+      "connect-src": ["'self'"],
+      "font-src": ["'self'", "data:"],
+      "form-action": ["'self'"],
+      "frame-ancestors": ["'none'"],
+      "img-src": ["'self'", "data:", "blob:"],
+      "object-src": ["'none'"],
+      "script-src": ["'self'"],
+      "script-src-attr": ["'none'"],
+      "style-src": ["'self'", "'unsafe-inline'"],
+    },
+  },
+  frameguard: { action: "deny" as const },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  referrerPolicy: { policy: "no-referrer" as const },
+};
 
 /** The document's tags: every operation has one of these (checked by documentRoute). */
 const API_TAGS = [

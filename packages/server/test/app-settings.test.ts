@@ -174,4 +174,30 @@ describe("settings", () => {
     });
     expect(json(cleared)).toMatchObject({ llm: { apiKeySet: false } });
   });
+
+  it.each([
+    ["a private network", "https://10.0.0.5/v1"],
+    ["link-local (cloud metadata)", "https://169.254.169.254/latest"],
+    ["IPv6 unique-local", "https://[fd00::1]/v1"],
+    ["credentials in the URL", "https://user:secret@llm.example.com/v1"],
+    ["plain http on the internet", "http://llm.example.com/v1"],
+  ])("refuses an LLM address on %s with the /v1 rules, in plain words", async (_what, url) => {
+    const { acc, browser } = await ownerBrowser(t);
+    const res = await browser.req({
+      method: "PATCH",
+      url: "/app/api/settings",
+      payload: { llm: { baseUrl: url } },
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorCode(res)).toBe("VALIDATION_ERROR");
+    const message = json<{ error: { message: string } }>(res).error.message;
+    expect(message).toMatch(/^The LLM address/);
+    expect(message).not.toMatch(/llm\.baseUrl|OUTBOUND_ALLOW_CIDRS|userinfo/);
+    const row = await t.parley.db.kysely
+      .selectFrom("accounts")
+      .select("llm_base_url")
+      .where("id", "=", acc.accountId)
+      .executeTakeFirstOrThrow();
+    expect(row.llm_base_url).toBeNull();
+  });
 });

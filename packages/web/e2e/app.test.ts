@@ -5,6 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   apiClient,
+  cspViolations,
   eventually,
   expectAccessible,
   launchBrowser,
@@ -73,6 +74,14 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
     await page.getByLabel("Email").fill(OWNER.email);
     await page.getByLabel("Password").fill(OWNER.password);
     await page.getByRole("button", { name: "Create account" }).click();
+    // The account's first API key is shown once, with a copy button, and it works.
+    await page.getByRole("heading", { name: "Your account is ready" }).waitFor();
+    await page.getByRole("button", { name: "Copy key" }).waitFor();
+    const firstKey = (await page.getByTestId("new-api-key").textContent())?.trim() ?? "";
+    expect(firstKey).toMatch(/^pk_live_/);
+    expect((await api.get(`/v1/account?apiKey=${firstKey}`)).status()).toBe(200);
+    await expectAccessible(page, "onboarding, the API key");
+    await page.getByRole("button", { name: "Continue to settings" }).click();
     await page.getByRole("heading", { name: "Settings" }).waitFor();
     await page.getByText(OWNER.business).first().waitFor();
     // Once an account exists the form is gone for good.
@@ -120,6 +129,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
   it("an incoming message appears in the open inbox without a reload, and the bot's reply shows Sent", async () => {
     await page.getByRole("link", { name: "Inbox" }).click();
     await page.getByText("No conversations yet").waitFor();
+    // It names the real route, at this server's address.
+    await page.getByText(`${parley.url}/v1/incoming_custom_channel_message`, { exact: false }).waitFor();
     await expectAccessible(page, "empty inbox");
     // A mark on the page's window: a reload would wipe it.
     await page.evaluate(() => {
@@ -259,5 +270,44 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
       await page.getByRole("heading", { name: heading, exact: true }).waitFor();
       await expectAccessible(page, path);
     }
+  });
+
+  it("another page cannot frame the app (clickjacking), and the API docs still render", async () => {
+    // A page of another origin framing Settings: the browser refuses to show it (frame-ancestors 'none').
+    const before = cspViolations.length;
+    await page.setContent(
+      `<iframe title="framed" src="${parley.url}/settings" width="800" height="600"></iframe>`,
+    );
+    const frame = await eventually(() => page.frames().find((f) => f !== page.mainFrame()));
+    await expect.poll(() => cspViolations.slice(before).join("\n")).toMatch(/frame-ancestors/);
+    // The only report of this step is the refused frame (the final check looks at everything else).
+    const refused = cspViolations.splice(before);
+    expect(
+      refused.every((m) => /frame-ancestors/.test(m)),
+      refused.join("\n"),
+    ).toBe(true);
+    expect(
+      await frame
+        .locator("text=Settings")
+        .count()
+        .catch(() => 0),
+    ).toBe(0);
+
+    await page.goto(`${parley.url}/docs`);
+    // Swagger UI's scripts ran: the document's title and its operations are on the page.
+    await expect
+      .poll(
+        async () =>
+          (await page
+            .locator(".swagger-ui")
+            .textContent()
+            .catch(() => "")) ?? "",
+        { timeout: 30_000 },
+      )
+      .toMatch(/Parley API[\s\S]*\/v1\/contacts/);
+  });
+
+  it("nothing on any page was blocked by the Content-Security-Policy", () => {
+    expect(cspViolations).toEqual([]);
   });
 });

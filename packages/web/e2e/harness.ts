@@ -122,6 +122,12 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox"] });
 }
 
+/**
+ * What Chromium reported as blocked by the Content-Security-Policy, on every page of the run (the app
+ * must work under its policy: a test expects this to stay empty).
+ */
+export const cspViolations: string[] = [];
+
 export async function newPage(browser: Browser): Promise<Page> {
   const context = await browser.newContext({
     ignoreHTTPSErrors: true,
@@ -133,6 +139,11 @@ export async function newPage(browser: Browser): Promise<Page> {
   page.setDefaultTimeout(15_000);
   // An error thrown in the app shows in the test output (a blank page says nothing by itself).
   page.on("pageerror", (err) => console.error(`page error: ${err.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy/i.test(msg.text())) {
+      cspViolations.push(`${page.url()}: ${msg.text()}`);
+    }
+  });
   return page;
 }
 
@@ -178,17 +189,17 @@ export async function eventually<T>(check: () => T | undefined | false, timeoutM
   }
 }
 
-/** Onboards a fresh server through its form and generates an API key in Settings; answers the key. */
+/** Onboards a fresh server through its form; answers the API key the form shows once. */
 export async function onboardWithKey(page: Page, url: string, business: string): Promise<string> {
   await page.goto(`${url}/onboarding`);
   await page.getByLabel("Business name").fill(business);
   await page.getByLabel("Email").fill(`owner@${business.toLowerCase().replace(/\W+/g, "-")}.test`);
   await page.getByLabel("Password").fill("a long enough password");
   await page.getByRole("button", { name: "Create account" }).click();
-  await page.getByRole("button", { name: "Generate API key" }).click();
-  await page.getByRole("button", { name: "Generate", exact: true }).click();
   const key = (await page.getByTestId("new-api-key").textContent())?.trim() ?? "";
   if (!key.startsWith("pk_live_")) throw new Error(`no API key shown: ${key}`);
+  await page.getByRole("button", { name: "Continue to settings" }).click();
+  await page.getByRole("heading", { name: "Settings" }).waitFor();
   return key;
 }
 

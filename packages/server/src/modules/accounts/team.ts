@@ -194,7 +194,8 @@ export async function onboard(
     const account = await findAccountById(ctx.db.kysely, created.accountId);
     if (!user || !account) throw new Error("onboarded account vanished");
     const { token, session } = await createSession(ctx.db, user);
-    return { token, info: { user, account, session } };
+    // The account's first API key, shown once to the owner who just created it.
+    return { token, info: { user, account, session }, apiKey: created.apiKey };
   };
   // Two browsers racing on one node: one wins, the other gets 409.
   const result = onboardingChain.then(run, run);

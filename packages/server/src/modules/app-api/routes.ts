@@ -143,9 +143,10 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
           "Onboarding is open from the server itself or with the setup link printed at start",
         );
       }
-      const { token, info } = await onboard(ctx, request.body);
+      const { token, info, apiKey } = await onboard(ctx, request.body);
       setSessionCookie(reply, token, info.session.expires_at);
-      return reply.code(201).send(sessionView(info));
+      // The API key made with the account: in this answer only (the page shows it once, to copy).
+      return reply.code(201).send({ ...sessionView(info), apiKey });
     },
   );
 
@@ -297,15 +298,17 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       if (body.llm) {
         const { baseUrl, model, apiKey } = body.llm;
         if (baseUrl !== undefined) {
-          if (baseUrl?.trim()) {
-            let ok = false;
-            try {
-              const u = new URL(baseUrl.trim());
-              ok = u.protocol === "http:" || u.protocol === "https:";
-            } catch {}
-            if (!ok) throw new AppError("VALIDATION_ERROR", "llm.baseUrl must be an http(s) URL");
-            patch.llm_base_url = baseUrl.trim();
-          } else patch.llm_base_url = null;
+          // The outbound address rules of the CLI and the webhook URLs, checked when it is saved.
+          patch.llm_base_url = baseUrl?.trim()
+            ? await validateWebhookUrl(baseUrl, cidrs, "llm.baseUrl").catch((err: unknown) => {
+                if (!(err instanceof AppError)) throw err;
+                throw new AppError(
+                  "VALIDATION_ERROR",
+                  "The LLM address must be your provider's public https:// address, without a user name " +
+                    "or password (for example https://api.openai.com/v1).",
+                );
+              })
+            : null;
         }
         if (model !== undefined) patch.llm_model = model?.trim() || null;
         if (apiKey !== undefined) patch.llm_api_key = apiKey || null;

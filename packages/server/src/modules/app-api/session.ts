@@ -48,6 +48,11 @@ export function createSessionHook(ctx: AppContext) {
   };
 }
 
+/** The signed-in user once the session hook let the request through (the rate limit counts per user). */
+export function signedInUserId(request: FastifyRequest): string | undefined {
+  return signedIn.get(request)?.user.id;
+}
+
 /** The signed-in person of a session route. */
 export function sessionOf(request: FastifyRequest): SessionInfo {
   const info = signedIn.get(request);

@@ -22,6 +22,15 @@ export function isApiPath(url: string): boolean {
   return p === "/v1" || p === "/app/api" || API_PREFIXES.some((prefix) => p.startsWith(prefix));
 }
 
+/**
+ * A request the web app's files answer (a file, or index.html for a client-side route): the rate limit
+ * leaves these alone (a page load is a burst of them, and they cost no more than a file read).
+ */
+export function isWebAppFileRequest(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  return (route === "/*" || route === "/") && !isApiPath(request.url);
+}
+
 export type WebAppFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
 
 /** Serves the built files; returns the not-found fallback (index.html for client-side routes). */

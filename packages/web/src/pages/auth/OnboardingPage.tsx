@@ -1,4 +1,4 @@
-import { Alert, Button, Stack, TextInput } from "@mantine/core";
+import { Alert, Button, Code, CopyButton, Group, Stack, Text, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
@@ -35,10 +35,14 @@ export function OnboardingPage() {
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // The account's first API key, from the onboarding answer: shown here once, to copy.
+  const [apiKey, setApiKey] = useState<string | null>(null);
   const setSession = useSetSession();
   const navigate = useNavigate();
   const signedIn = useSignedInOnArrival();
 
+  if (apiKey)
+    return <FirstApiKey apiKey={apiKey} onContinue={() => navigate("/settings", { replace: true })} />;
   if (signedIn) return <Navigate to="/inbox" replace />;
   if (status.isPending) return <LoadingState />;
   if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
@@ -51,14 +55,15 @@ export function OnboardingPage() {
     setBusy(true);
     setError(null);
     try {
-      const session = await api<Session>("POST", "/onboarding", {
+      const session = await api<Session & { apiKey: string }>("POST", "/onboarding", {
         businessName: values.businessName.trim(),
         email: values.email.trim(),
         password: values.password,
         ...(setupToken ? { setupToken } : {}),
       });
-      setSession(session);
-      navigate("/settings", { replace: true });
+      const { apiKey: key, ...signedInSession } = session;
+      setSession(signedInSession);
+      setApiKey(key);
     } catch (err) {
       if (err instanceof ApiError && err.code === "ALREADY_ONBOARDED") {
         navigate("/signin", { replace: true });
@@ -124,6 +129,39 @@ export function OnboardingPage() {
           </Button>
         </Stack>
       </form>
+    </AuthCard>
+  );
+}
+
+/** After onboarding: the account's API key, shown once with a copy button, then on to Settings. */
+function FirstApiKey({ apiKey, onContinue }: { apiKey: string; onContinue: () => void }) {
+  return (
+    <AuthCard
+      title="Your account is ready"
+      intro="Your systems use this API key to call the Parley API (/v1). Keep it on your server; never put it in a web page or an app."
+    >
+      <Stack gap="sm">
+        <Alert color="green" title="Your API key" role="status">
+          <Text size="sm" mb="xs">
+            Copy it now: it is shown only once. You can generate a new one in Settings at any time.
+          </Text>
+          <Group gap="xs" wrap="nowrap" align="center">
+            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="new-api-key">
+              {apiKey}
+            </Code>
+            <CopyButton value={apiKey}>
+              {({ copied, copy }) => (
+                <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
+                  {copied ? "Copied" : "Copy key"}
+                </Button>
+              )}
+            </CopyButton>
+          </Group>
+        </Alert>
+        <Button onClick={onContinue} fullWidth data-autofocus>
+          Continue to settings
+        </Button>
+      </Stack>
     </AuthCard>
   );
 }

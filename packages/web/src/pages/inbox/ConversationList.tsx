@@ -137,7 +137,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           <EmptyState title={filtered ? "No conversation matches" : "No conversations yet"}>
             {filtered
               ? "Try other filters or another search."
-              : "When your system posts a message to /v1/messages/incoming, the conversation appears here at once."}
+              : `When your system posts a message to ${window.location.origin}/v1/incoming_custom_channel_message, the conversation appears here at once.`}
           </EmptyState>
         )}
         <Stack
