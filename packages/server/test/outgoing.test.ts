@@ -352,8 +352,9 @@ describe("outgoing campaigns", () => {
       `6,000/min: ${members} first messages in ${(times.at(-1) ?? 0) - first} ms (ideal ${((members - 1) * 60_000) / 6000} ms), ${inWindow} in the first 1.5 s, ${Date.now() - started} ms start to drained`,
     );
     expect(inWindow).toBeGreaterThan(40);
-    // The rate is a ceiling: 200 members never take less than their 1.99 s (less a 50 ms slot).
-    expect((times.at(-1) ?? 0) - first).toBeGreaterThanOrEqual(((members - 1) * 60_000) / 6000 - 55);
+    // The rate is a ceiling: the last member (in the last 50 ms slot of 5) is not sent before 195 × 10 ms
+    // after the tick began, which was after the start request.
+    expect((times.at(-1) ?? 0) - started).toBeGreaterThanOrEqual(((members - 5) * 60_000) / 6000);
   }, 60_000);
 
   // At 6,000 a minute the three members share one transaction: the one that cannot be paid for must
