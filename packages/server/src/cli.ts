@@ -11,6 +11,7 @@ import { startHttpRefuser } from "./platform/http/refuser.ts";
 import { JobWorker } from "./platform/jobs.ts";
 import { inProcessLive } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
+import { browsable, linkBase, setupNotice } from "./platform/public-url.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
 import { loadTls } from "./platform/tls.ts";
 
@@ -21,11 +22,6 @@ const USAGE = `Usage: parley <command> [options]
   migrate                      apply database migrations
 ${MODULES.flatMap((m) => Object.entries(m.commands ?? {}).map(([name, c]) => `  ${name.padEnd(28)} ${c.summary}`)).join("\n")}
 `;
-
-/** The address to print for people: a wildcard listen address is opened as localhost. */
-function browsable(host: string): string {
-  return host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
-}
 
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -53,24 +49,28 @@ async function serve(config: Config, withWorker: boolean): Promise<void> {
     },
     "parley is serving",
   );
-  if (parley.ctx.setup.token) {
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  // A fresh install: the one-time link to onboard from a browser that is not on this server, built
+  // from PUBLIC_URL when it is set (else this server's own address).
+  const setupUrl = parley.ctx.setup.token
+    ? `${linkBase(config, undefined, port)}/onboarding?setupToken=${parley.ctx.setup.token}`
+    : null;
+  if (setupUrl) {
     app.log.info(
-      { setupPath: `/onboarding?setupToken=${parley.ctx.setup.token}` },
+      { setupUrl },
       "no account yet: open the setup link (or browse from this machine) to create the first one",
     );
   }
-  const address = app.server.address();
   print({
     status: "serving",
-    url: `https://${browsable(config.host)}:${typeof address === "object" && address ? address.port : config.port}`,
+    url: `https://${browsable(config.host)}:${port}`,
     worker: withWorker,
-    // A fresh install: the one-time link to onboard from a browser that is not on this server.
-    ...(parley.ctx.setup.token
-      ? {
-          setupUrl: `https://${browsable(config.host)}:${typeof address === "object" && address ? address.port : config.port}/onboarding?setupToken=${parley.ctx.setup.token}`,
-        }
-      : {}),
+    ...(setupUrl ? { setupUrl } : {}),
   });
+  // On a terminal the link is also one plain line, not only inside JSON.
+  const notice = setupUrl ? setupNotice(setupUrl, process.stdout.isTTY) : null;
+  if (notice) process.stderr.write(notice);
   onShutdown(async () => {
     await refuser?.close();
     await parley.close();

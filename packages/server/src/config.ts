@@ -14,6 +14,11 @@ export interface Config {
   tlsCert: string | null;
   tlsKey: string | null;
   trustProxy: boolean;
+  /**
+   * PUBLIC_URL: the address people reach Parley at (an http(s) origin, no path), normalised without a
+   * trailing slash. Every link Parley builds starts with it; null = only loopback or HOST is used.
+   */
+  publicUrl: string | null;
   rateLimitPerMinute: number;
   outboundAllowCidrs: string[];
   deliveryRetryScheduleSeconds: number[];
@@ -124,6 +129,34 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+/** An origin only: a base path would need the web app and the API moved under it too. */
+function publicUrl(env: Env): string | null {
+  const raw = str(env, "PUBLIC_URL");
+  if (raw === null) return null;
+  const refuse = () =>
+    new ConfigError(
+      `PUBLIC_URL must be the http(s) address people open Parley at, with no path, query or user ` +
+        `(like https://parley.example.com), got "${raw}"`,
+    );
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw refuse();
+  }
+  if (
+    (parsed.protocol !== "https:" && parsed.protocol !== "http:") ||
+    parsed.pathname !== "/" ||
+    raw.includes("?") ||
+    raw.includes("#") ||
+    parsed.username !== "" ||
+    parsed.password !== ""
+  ) {
+    throw refuse();
+  }
+  return parsed.origin;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = (str(env, "LOG_LEVEL") ?? "info").toLowerCase() as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -164,6 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
     tlsCert,
     tlsKey,
     trustProxy: bool(env, "TRUST_PROXY", false),
+    publicUrl: publicUrl(env),
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 600, 1, 10_000_000),
     outboundAllowCidrs: cidrs(env, "OUTBOUND_ALLOW_CIDRS"),
     deliveryRetryScheduleSeconds: schedule(env, "DELIVERY_RETRY_SCHEDULE"),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../src/modules/accounts/service.ts";
 import { openDatabase } from "../src/platform/db/index.ts";
 import { freshDatabase, type TestDatabase } from "./helpers.ts";
-import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
+import { cliEnv, oneJsonLine, runCli, startServer } from "./process-helpers.ts";
 
 describe("parley CLI", () => {
   let database: TestDatabase;
@@ -27,6 +27,7 @@ describe("parley CLI", () => {
       "011_imports",
       "012_outgoing",
       "015_outgoing_skip_reason",
+      "021_tenant_emails",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);
@@ -176,5 +177,33 @@ describe("parley CLI", () => {
     const res = await runCli(["migrate"], { ...env, PORT: "eighty" });
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/PORT must be a whole number/);
+    const badUrl = await runCli(["migrate"], { ...env, PUBLIC_URL: "https://parley.example.com/sub/path" });
+    expect(badUrl.code).not.toBe(0);
+    expect(badUrl.stderr).toMatch(/PUBLIC_URL/);
   });
+});
+
+describe("parley serve's setup link", () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await freshDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it("is built from PUBLIC_URL; off a terminal it is only in the JSON line and the log", async () => {
+    const env = cliEnv(database, { PORT: "0", HOST: "127.0.0.1", PUBLIC_URL: "https://parley.example.com/" });
+    const server = await startServer(["serve", "--no-worker"], env);
+    try {
+      const setupUrl = new URL(String(server.line.setupUrl));
+      expect(setupUrl.origin).toBe("https://parley.example.com");
+      expect(setupUrl.pathname).toBe("/onboarding");
+      expect(setupUrl.searchParams.get("setupToken")).toMatch(/^[\w-]{20,}$/);
+      // stdout is a pipe here, not a terminal: no plain "Open ..." line anywhere.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(server.stderr()).not.toMatch(/^Open /m);
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    }
+  }, 30_000);
 });

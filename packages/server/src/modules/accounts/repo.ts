@@ -14,9 +14,18 @@ export async function findAccountById(db: Q, accountId: string): Promise<Account
   return db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirst();
 }
 
-/** Operator look-up (CLI): e-mails are unique across accounts. */
-export async function findAccountByEmail(db: Q, email: string): Promise<AccountRow | undefined> {
-  return db.selectFrom("accounts").selectAll().where("email", "=", email.toLowerCase()).executeTakeFirst();
+/**
+ * Operator look-up (CLI). Top-level accounts have one address each, and a sub-account's address is
+ * unique within its agency, but one address may be used by several tenants (a few rows at most).
+ */
+export async function findAccountsByEmail(db: Q, email: string): Promise<AccountRow[]> {
+  return db
+    .selectFrom("accounts")
+    .selectAll()
+    .where("email", "=", email.toLowerCase())
+    .orderBy("id")
+    .limit(20)
+    .execute();
 }
 
 export async function updateAccount(db: Q, accountId: string, patch: AccountUpdate): Promise<void> {

@@ -2,10 +2,11 @@
 // settings, key rotation. Used by the CLI now and by the web app later.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { hash as argon2Hash } from "@node-rs/argon2";
+import type { Transaction } from "kysely";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../platform/db/index.ts";
 import { isUniqueViolation } from "../../platform/db/index.ts";
-import type { AccountRow, AccountUpdate } from "../../platform/db/schema.ts";
+import type { AccountRow, AccountUpdate, Database } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { fromHundredths, parseAmount, toHundredths } from "../../platform/money.ts";
@@ -66,18 +67,42 @@ export async function createAccount(
   ctx: AccountCreation,
   input: CreateAccountInput,
 ): Promise<CreatedAccount> {
+  if (input.password.length < 8)
+    throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
+  const passwordHash = await argon2Hash(input.password);
+  const userId = newId("user");
+  const created = await writeAccount(ctx, input, (trx, accountId, email) =>
+    repo.insertUser(trx, accountId, { id: userId, email, passwordHash, role: "owner" }),
+  );
+  return { ...created, userId };
+}
+
+/**
+ * An account with no user yet: `owner` runs in the same transaction (an agency's sub-account writes
+ * its owner's invite there). No password is hashed and no other account is looked at, so the answer
+ * and its timing say nothing about the address elsewhere.
+ */
+export async function createAccountWithoutOwner(
+  ctx: AccountCreation,
+  input: Omit<CreateAccountInput, "password">,
+  owner: (trx: Transaction<Database>, accountId: string, email: string) => Promise<void>,
+): Promise<Omit<CreatedAccount, "userId">> {
+  return writeAccount(ctx, input, owner);
+}
+
+async function writeAccount(
+  ctx: AccountCreation,
+  input: Omit<CreateAccountInput, "password">,
+  owner: (trx: Transaction<Database>, accountId: string, email: string) => Promise<void>,
+): Promise<Omit<CreatedAccount, "userId">> {
   const email = normaliseEmail(input.email);
   if (!isValidEmail(email))
     throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
-  if (input.password.length < 8)
-    throw new AppError("VALIDATION_ERROR", "password must be at least 8 characters");
   const initialCredits = toHundredths(input.credits ?? 0);
   const now = Date.now();
   const accountId = newId("account");
-  const userId = newId("user");
   const apiKey = generateApiKey();
   const webhookSecret = generateWebhookSecret();
-  const passwordHash = await argon2Hash(input.password);
   try {
     await ctx.db.write(async (trx) => {
       await repo.insertAccount(trx, {
@@ -101,7 +126,7 @@ export async function createAccount(
         created_at: now,
         updated_at: now,
       });
-      await repo.insertUser(trx, accountId, { id: userId, email, passwordHash, role: "owner" });
+      await owner(trx, accountId, email);
       await repo.replaceApiKey(trx, accountId, {
         id: newId("apiKey"),
         hash: hashApiKey(apiKey),
@@ -116,7 +141,7 @@ export async function createAccount(
       throw new AppError("ACCOUNT_EXISTS", `an account with e-mail ${email} already exists`);
     throw err;
   }
-  return { accountId, userId, apiKey, webhookSecret };
+  return { accountId, apiKey, webhookSecret };
 }
 
 /** Generating a key replaces the previous one in the same transaction: the old key fails at once. */
@@ -138,10 +163,27 @@ export async function rotateWebhookSecret(db: Db, accountId: string): Promise<st
   return secret;
 }
 
-export async function requireAccountByEmail(db: Db, email: string): Promise<AccountRow> {
-  const account = await repo.findAccountByEmail(db.kysely, normaliseEmail(email));
-  if (!account) throw new AppError("NOT_FOUND", `no account with e-mail ${email}`);
-  return account;
+/**
+ * The operator's look-up (CLI `--email`). Sub-accounts of different agencies (or a sub-account and a
+ * top-level account) may share an address; then the account id (`acc_…`) picks one, given in its place.
+ */
+export async function requireAccountByEmail(db: Db, emailOrId: string): Promise<AccountRow> {
+  const given = emailOrId.trim();
+  if (/^acc_[\w-]+$/.test(given)) {
+    const account = await repo.findAccountById(db.kysely, given);
+    if (!account) throw new AppError("NOT_FOUND", `no account ${given}`);
+    return account;
+  }
+  const found = await repo.findAccountsByEmail(db.kysely, normaliseEmail(given));
+  if (found.length === 0) throw new AppError("NOT_FOUND", `no account with e-mail ${given}`);
+  if (found.length > 1) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      `${found.length} accounts use e-mail ${given} (${found.map((a) => `${a.id}, ${a.kind}`).join("; ")}): ` +
+        "give the account id instead of the e-mail",
+    );
+  }
+  return found[0] as AccountRow;
 }
 
 export interface AccountSettings {

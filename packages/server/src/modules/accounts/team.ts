@@ -8,7 +8,7 @@ import type { Database, InviteRow, UserRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
-import { findAccountById, insertUser } from "./repo.ts";
+import { findAccountById, findOwnerUserId, insertUser } from "./repo.ts";
 import { createAccount } from "./service.ts";
 import {
   checkPassword,
@@ -17,6 +17,7 @@ import {
   hashToken,
   type SessionInfo,
   sameSecret,
+  signIn,
 } from "./sessions.ts";
 import * as users from "./users-repo.ts";
 
@@ -62,23 +63,36 @@ export async function createInvite(
   if (input.role !== "admin" && input.role !== "agent") {
     throw new AppError("VALIDATION_ERROR", "role must be admin or agent");
   }
-  if (await users.findUserByEmail(ctx.db.kysely, email)) {
-    throw new AppError("ACCOUNT_EXISTS", `a user with e-mail ${email} already exists`);
+  // Only this team is looked at: whether the address signs in to another account is never asked
+  // here (the answer and its timing would tell), and is settled when the invite is accepted.
+  if (await users.findUserInAccountByEmail(ctx.db.kysely, info.account.id, email)) {
+    throw new AppError("ACCOUNT_EXISTS", `${email} is already a member of this team`);
   }
+  const { invite, token } = newInvite(info.account.id, email, input.role, info.user.id);
+  await ctx.db.write((trx) => users.insertInvite(trx, invite));
+  return { invite, token };
+}
+
+/** An invite row and its token (shown once; only the hash is stored). */
+export function newInvite(
+  accountId: string,
+  email: string,
+  role: InviteRow["role"],
+  createdBy: string | null,
+): { invite: InviteRow; token: string } {
   const token = randomBytes(32).toString("base64url");
   const now = Date.now();
   const invite: InviteRow = {
     id: `inv_${randomBytes(12).toString("base64url")}`,
-    account_id: info.account.id,
+    account_id: accountId,
     email,
-    role: input.role,
+    role,
     token_hash: hashToken(token),
-    created_by: info.user.id,
+    created_by: createdBy,
     created_at: now,
     expires_at: now + INVITE_TTL_MS,
     accepted_at: null,
   };
-  await ctx.db.write((trx) => users.insertInvite(trx, invite));
   return { invite, token };
 }
 
@@ -112,22 +126,54 @@ export async function describeInvite(ctx: Pick<AppContext, "db">, token: string)
   return { email: invite.email, accountName: invite.account_name, role: invite.role };
 }
 
-/** Joins the account of the invite: the user is created and signed in; the link is used up. */
+const INVITE_USED = "this invite link is unknown, expired or already used";
+
+/** The note for a person whose address already signs in elsewhere (shown only after its password). */
+export const CLASH_NOTICE =
+  "This e-mail address already signs in to another Parley account, and an address belongs to one " +
+  "account only: you are signed in to that one. To join the account that invited you, ask for an " +
+  "invite to another address.";
+
+/**
+ * Joins the account of the invite: the user is created and signed in (joined); the link is used up.
+ * When the address already signs in to another account (the inviter could not be told), the person
+ * must give that sign-in's password, checked and throttled as a sign-in is: with it they are signed in
+ * to their own account and told why they did not join (joined: false, the invite stays open); without
+ * it they get the sign-in's INVALID_CREDENTIALS and learn nothing else.
+ */
 export async function acceptInvite(
   ctx: Pick<AppContext, "db">,
   token: string,
-  input: { name?: string | null; password: string },
-) {
+  input: { name?: string | null; password: string; address: string },
+): Promise<{ token: string; info: SessionInfo; joined: boolean }> {
   checkPassword(input.password);
   const invite = await users.findOpenInviteByTokenHash(ctx.db.kysely, hashToken(token), Date.now());
-  if (!invite) throw new AppError("NOT_FOUND", "this invite link is unknown, expired or already used");
+  if (!invite) throw new AppError("NOT_FOUND", INVITE_USED);
+  if (await users.findUserByEmail(ctx.db.kysely, invite.email)) {
+    const signedIn = await signIn(ctx.db, {
+      email: invite.email,
+      password: input.password,
+      address: input.address,
+    });
+    const account = await findAccountById(ctx.db.kysely, signedIn.user.account_id);
+    if (!account) throw new Error("signed-in user's account vanished");
+    return {
+      token: signedIn.token,
+      info: { user: signedIn.user, account, session: signedIn.session },
+      joined: false,
+    };
+  }
   const passwordHash = await hashPassword(input.password);
   const userId = newId("user");
   const now = Date.now();
   try {
     await ctx.db.write(async (trx) => {
       if (!(await users.markInviteAccepted(trx, invite.account_id, invite.id, now))) {
-        throw new AppError("NOT_FOUND", "this invite link is unknown, expired or already used");
+        throw new AppError("NOT_FOUND", INVITE_USED);
+      }
+      // A sub-account has one owner: its owner invite is spent once someone owns it.
+      if (invite.role === "owner" && (await findOwnerUserId(trx, invite.account_id))) {
+        throw new AppError("NOT_FOUND", INVITE_USED);
       }
       await insertUser(trx, invite.account_id, {
         id: userId,
@@ -138,8 +184,9 @@ export async function acceptInvite(
       });
     });
   } catch (err) {
+    // Someone took the address between the look-up and the insert (two links accepted at once).
     if (isUniqueViolation(err)) {
-      throw new AppError("ACCOUNT_EXISTS", `a user with e-mail ${invite.email} already exists`);
+      throw new AppError("ACCOUNT_EXISTS", "This e-mail address was just taken; try signing in instead");
     }
     throw err;
   }
@@ -147,7 +194,7 @@ export async function acceptInvite(
   const account = await findAccountById(ctx.db.kysely, invite.account_id);
   if (!user || !account) throw new Error("accepted invite's user or account vanished");
   const { token: sessionToken, session } = await createSession(ctx.db, user);
-  return { token: sessionToken, info: { user, account, session } };
+  return { token: sessionToken, info: { user, account, session }, joined: true };
 }
 
 // ---- onboarding --------------------------------------------------------------------------------

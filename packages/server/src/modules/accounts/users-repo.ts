@@ -24,6 +24,20 @@ export async function findUserByEmail(db: Q, email: string): Promise<UserRow | u
   return db.selectFrom("users").selectAll().where("email", "=", email).executeTakeFirst();
 }
 
+/** A member of this account with the address (a duplicate within the team may be reported). */
+export async function findUserInAccountByEmail(
+  db: Q,
+  accountId: string,
+  email: string,
+): Promise<UserRow | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("email", "=", email)
+    .executeTakeFirst();
+}
+
 export async function findUser(db: Q, accountId: string, userId: string): Promise<UserRow | undefined> {
   return db
     .selectFrom("users")

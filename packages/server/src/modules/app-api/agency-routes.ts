@@ -8,6 +8,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { PageQuery } from "../../platform/pagination.ts";
+import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { requireManager } from "../accounts/team.ts";
 import { AutoRechargeBody, CreateSubaccountBody, SubaccountParams } from "../credits/schemas.ts";
@@ -18,6 +19,7 @@ import {
   grantCredits,
   pageSubaccounts,
   pageTransactions,
+  refuseOwnerPassword,
   requireAgency,
   requireSubaccount,
   setAutoRecharge,
@@ -52,11 +54,21 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
 
   app.post(
     "/app/api/subaccounts",
-    { ...session, schema: { operationId: "appCreateSubaccount", tags: TAGS, body: CreateSubaccountBody } },
+    {
+      ...session,
+      preValidation: async (request) => refuseOwnerPassword(request.body),
+      schema: { operationId: "appCreateSubaccount", tags: TAGS, body: CreateSubaccountBody },
+    },
     async (request, reply) => {
       const agency = await agencyOf(request);
-      const { apiKey: _shownOnlyByTheApi, ...created } = await createSubaccount(ctx, agency.id, request.body);
-      return reply.code(201).send(created);
+      const {
+        apiKey: _shownOnlyByTheApi,
+        ownerInvite,
+        ...created
+      } = await createSubaccount(ctx, agency, request.body);
+      // The owner's link, for the agency to hand over (the same answer whoever uses the address).
+      const url = inviteLink(requestLinkBase(ctx.config, request), ownerInvite.token);
+      return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
     },
   );
 

@@ -7,6 +7,7 @@ import type { AppContext } from "../../context.ts";
 import type { AccountUpdate } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
+import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { rotateApiKey, rotateWebhookSecret, updateSettings } from "../accounts/service.ts";
@@ -20,6 +21,7 @@ import {
 } from "../accounts/sessions.ts";
 import {
   acceptInvite,
+  CLASH_NOTICE,
   createInvite,
   describeInvite,
   inviteView,
@@ -214,7 +216,7 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       const { invite, token } = await createInvite(ctx, sessionOf(request), request.body);
       return reply
         .code(201)
-        .send({ invite: inviteView(invite), url: `https://${request.host}/invite/${token}` });
+        .send({ invite: inviteView(invite), url: inviteLink(requestLinkBase(ctx.config, request), token) });
     },
   );
 
@@ -256,8 +258,14 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request, reply) => {
-      const { token, info } = await acceptInvite(ctx, request.params.token, request.body);
+      const { token, info, joined } = await acceptInvite(ctx, request.params.token, {
+        ...request.body,
+        address: clientAddress(ctx, request),
+      });
       setSessionCookie(reply, token, info.session.expires_at);
+      // Not joined: the address signs in elsewhere and its password proved it is theirs (their own
+      // session, with the reason); the inviter's side never learns it.
+      if (!joined) return reply.code(200).send({ ...sessionView(info), notice: CLASH_NOTICE });
       return reply.code(201).send(sessionView(info));
     },
   );

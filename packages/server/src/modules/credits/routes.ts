@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
 import { PageQuery, pageOf } from "../../platform/pagination.ts";
+import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
 import {
   AutoRechargeBody,
   CreatedSubaccountJson,
@@ -22,6 +23,7 @@ import {
   grantCredits,
   pageSubaccounts,
   pageTransactions,
+  refuseOwnerPassword,
   requireAgency,
   requireSubaccount,
   setAutoRecharge,
@@ -99,13 +101,19 @@ export function creditRoutes(app: App, ctx: AppContext): void {
     "/v1/subaccounts",
     {
       config: agencyOnly,
-      preValidation: agencyGate,
+      preValidation: async (request) => {
+        await agencyGate(request);
+        refuseOwnerPassword(request.body);
+      },
       schema: {
         operationId: "createSubaccount",
         summary: "Create a sub-account of the agency (extension, agency only)",
         description:
-          "The answer carries the sub-account's own API key, shown only here. Errors: VALIDATION_ERROR, " +
-          "INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, the e-mail is taken).",
+          "The answer carries the sub-account's own API key and its owner's invite link (`ownerInvite`, " +
+          "valid 7 days; the owner chooses a password there), both shown only here. The answer is the same " +
+          "whether or not another tenant uses the address. Errors: VALIDATION_ERROR (also for a `password`, " +
+          "no longer accepted), INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, this agency " +
+          "already uses the address: one of its sub-accounts, itself or one of its team).",
         tags: ["subaccounts"],
         security: headerSecurity,
         body: CreateSubaccountBody,
@@ -113,8 +121,9 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const created = await createSubaccount(ctx, accountOf(request).id, request.body);
-      return reply.code(201).send(created);
+      const { ownerInvite, ...created } = await createSubaccount(ctx, accountOf(request), request.body);
+      const url = inviteLink(requestLinkBase(ctx.config, request), ownerInvite.token);
+      return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
     },
   );
 

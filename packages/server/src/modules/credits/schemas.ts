@@ -21,21 +21,25 @@ export const SubaccountJson = Type.Object({
   createdAt: Type.String({ description: "ISO 8601 UTC" }),
 });
 
+export const OwnerInviteJson = Type.Object(
+  {
+    url: Type.String({
+      description: "The link the owner opens to choose a password (built from PUBLIC_URL)",
+    }),
+    expiresAt: Type.String({ description: "ISO 8601 UTC, 7 days after creation" }),
+  },
+  { description: "The sub-account owner's invite, shown only in this answer" },
+);
+
 export const CreatedSubaccountJson = Type.Object({
   ...SubaccountJson.properties,
   apiKey: Type.String({ description: "The sub-account's API key, shown only in this answer" }),
+  ownerInvite: OwnerInviteJson,
 });
 
 export const CreateSubaccountBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   name: Type.Optional(Type.String({ maxLength: 200, description: "Defaults to the e-mail address" })),
-  password: Type.Optional(
-    Type.String({
-      minLength: 8,
-      maxLength: 200,
-      description: "Web app sign-in password; without it nobody can sign in until one is set",
-    }),
-  ),
 });
 
 export const SubaccountParams = Type.Object({

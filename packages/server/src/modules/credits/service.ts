@@ -1,6 +1,6 @@
 // Credit rules: agency-only access, amounts, grants (with optional Idempotency-Key), sub-accounts,
 // auto-recharge settings, history pages and operator adjustments. Balances move only through ledger.ts.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { AppContext } from "../../context.ts";
 import type { Db } from "../../platform/db/index.ts";
 import type { AccountRow, CreditTransactionRow } from "../../platform/db/schema.ts";
@@ -9,7 +9,9 @@ import { MAX_AMOUNT, parseAmount } from "../../platform/money.ts";
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import * as accounts from "../accounts/repo.ts";
-import { createAccount } from "../accounts/service.ts";
+import { createAccountWithoutOwner, requireAccountByEmail } from "../accounts/service.ts";
+import { newInvite } from "../accounts/team.ts";
+import * as users from "../accounts/users-repo.ts";
 import { credit, debit } from "./ledger.ts";
 import * as repo from "./repo.ts";
 
@@ -84,32 +86,58 @@ export async function pageSubaccounts(db: Db, agencyId: string, query: { limit?:
   return toPage(rows, limit, (r) => r.id, subaccountView);
 }
 
+/** Runs before schema validation: the owner's password is no longer set by the agency. */
+export function refuseOwnerPassword(body: unknown): void {
+  if (typeof body === "object" && body !== null && "password" in body) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "password is no longer accepted: the sub-account's owner chooses one through the link in ownerInvite.url",
+    );
+  }
+}
+
+export interface CreatedSubaccount extends SubaccountView {
+  apiKey: string;
+  /** The owner's invite: its token (the route makes the link) and when it expires. */
+  ownerInvite: { token: string; expiresAt: string };
+}
+
+/**
+ * A sub-account of the agency, with its API key and an invite for its owner (role owner, 7 days):
+ * the person sets a password by accepting the link. The address may be used by another tenant; this
+ * neither asks nor tells (no look-up outside the agency, no password hashed): if it already signs in
+ * elsewhere, that is settled when the invite is accepted. Within the agency a duplicate is reported.
+ */
 export async function createSubaccount(
   ctx: Pick<AppContext, "db" | "onAccountCreated">,
-  agencyId: string,
-  input: { email: string; name?: string; password?: string },
-): Promise<SubaccountView & { apiKey: string }> {
-  const created = await createAccount(ctx, {
-    email: input.email,
-    // Without a password nobody knows one: web sign-in stays closed until an operator sets it.
-    password: input.password ?? randomBytes(32).toString("base64url"),
-    name: input.name ?? null,
-    kind: "subaccount",
-    parentAccountId: agencyId,
-  }).catch((err: unknown) => {
-    // E-mails are unique on the install. One answer, naming no one, whether the address is one of
-    // this agency's sub-accounts, the agency's own, or another tenant's: nothing says whose it is.
-    if (err instanceof AppError && err.code === "ACCOUNT_EXISTS") {
-      throw new AppError(
-        "ACCOUNT_EXISTS",
-        "This e-mail address cannot be used for a new sub-account; choose another",
-      );
-    }
+  agency: Pick<AccountRow, "id" | "email">,
+  input: { email: string; name?: string },
+): Promise<CreatedSubaccount> {
+  const email = normaliseEmail(input.email);
+  if (!isValidEmail(email))
+    throw new AppError("INVALID_EMAIL", `"${input.email}" is not a valid e-mail address`);
+  const duplicate = () =>
+    new AppError("ACCOUNT_EXISTS", "This agency already uses this e-mail address; choose another");
+  if (email === agency.email || (await users.findUserInAccountByEmail(ctx.db.kysely, agency.id, email))) {
+    throw duplicate();
+  }
+  const made: { ownerInvite?: CreatedSubaccount["ownerInvite"] } = {};
+  const created = await createAccountWithoutOwner(
+    ctx,
+    { email, name: input.name ?? null, kind: "subaccount", parentAccountId: agency.id },
+    async (trx, accountId, address) => {
+      const { invite, token } = newInvite(accountId, address, "owner", null);
+      await users.insertInvite(trx, invite);
+      made.ownerInvite = { token, expiresAt: iso(invite.expires_at) };
+    },
+  ).catch((err: unknown) => {
+    // Only the agency's own sub-accounts can clash here (an address is unique within the agency).
+    if (err instanceof AppError && err.code === "ACCOUNT_EXISTS") throw duplicate();
     throw err;
   });
   const row = await accounts.findAccountById(ctx.db.kysely, created.accountId);
-  if (!row) throw new Error("sub-account vanished after creation");
-  return { ...subaccountView(row), apiKey: created.apiKey };
+  if (!row || !made.ownerInvite) throw new Error("sub-account vanished after creation");
+  return { ...subaccountView(row), apiKey: created.apiKey, ownerInvite: made.ownerInvite };
 }
 
 export async function setAutoRecharge(
@@ -292,8 +320,7 @@ export async function adjustCredits(
   if (description !== null && [...description].length > MAX_DESCRIPTION) {
     throw new AppError("VALIDATION_ERROR", `--description must be at most ${MAX_DESCRIPTION} characters`);
   }
-  const account = await accounts.findAccountByEmail(db.kysely, normaliseEmail(email));
-  if (!account) throw new AppError("NOT_FOUND", `no account with e-mail ${email}`);
+  const account = await requireAccountByEmail(db, email);
   const entry = { amount: Math.abs(amount), kind: "adjustment" as const, description };
   const result = await db.write((trx) =>
     amount > 0 ? credit(trx, account.id, entry) : debit(trx, account.id, entry),

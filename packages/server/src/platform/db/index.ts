@@ -25,6 +25,7 @@ import * as m010 from "./migrations/010_dashboard.ts";
 import * as m011 from "./migrations/011_imports.ts";
 import * as m012 from "./migrations/012_outgoing.ts";
 import * as m015 from "./migrations/015_outgoing_skip_reason.ts";
+import * as m021 from "./migrations/021_tenant_emails.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -76,6 +77,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "011_imports": m011,
   "012_outgoing": m012,
   "015_outgoing_skip_reason": m015,
+  "021_tenant_emails": m021,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -56,7 +56,8 @@ export interface InvitesTable {
   id: string;
   account_id: string;
   email: string;
-  role: "admin" | "agent";
+  /** `owner`: the first user of a sub-account an agency created (its owner joins through the link). */
+  role: "owner" | "admin" | "agent";
   token_hash: string;
   created_by: string | null;
   created_at: number;

@@ -6,7 +6,6 @@ import {
   Modal,
   NumberInput,
   Paper,
-  PasswordInput,
   Stack,
   Table,
   Text,
@@ -28,7 +27,9 @@ export const credits = (n: number) =>
 export function AgencyPage({ session }: { session: Session }) {
   const client = useQueryClient();
   const [creating, setCreating] = useState(false);
-  const [form, setForm] = useState({ name: "", email: "", password: "" });
+  const [form, setForm] = useState({ name: "", email: "" });
+  // The new sub-account owner's link, shown once: the agency hands it to its client.
+  const [ownerLink, setOwnerLink] = useState<{ name: string; url: string } | null>(null);
   const subs = useQuery({
     queryKey: ["subaccounts"],
     queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
@@ -36,15 +37,15 @@ export function AgencyPage({ session }: { session: Session }) {
   });
   const create = useMutation({
     mutationFn: () =>
-      api<Subaccount>("POST", "/subaccounts", {
+      api<Subaccount & { ownerInvite: { url: string } }>("POST", "/subaccounts", {
         email: form.email.trim(),
         ...(form.name.trim() ? { name: form.name.trim() } : {}),
-        ...(form.password ? { password: form.password } : {}),
       }),
     onSuccess: (s) => {
       notify(`Sub-account ${s.name} created`);
       setCreating(false);
-      setForm({ name: "", email: "", password: "" });
+      setOwnerLink({ name: s.name, url: s.ownerInvite.url });
+      setForm({ name: "", email: "" });
       void client.invalidateQueries({ queryKey: ["subaccounts"] });
     },
   });
@@ -59,6 +60,25 @@ export function AgencyPage({ session }: { session: Session }) {
         </Title>
         <Button onClick={() => setCreating(true)}>New sub-account</Button>
       </Group>
+      {ownerLink && (
+        <Alert
+          color="blue"
+          title={`Invite link for ${ownerLink.name}`}
+          withCloseButton
+          closeButtonLabel="Dismiss the link"
+          onClose={() => setOwnerLink(null)}
+        >
+          <Stack gap="xs">
+            <Text size="sm">
+              Send this link to your client: it is shown only now and is valid for 7 days. They choose a
+              password there and sign in to their account.
+            </Text>
+            <Text size="sm" ff="monospace" style={{ wordBreak: "break-all" }} data-testid="owner-invite-link">
+              {ownerLink.url}
+            </Text>
+          </Stack>
+        </Alert>
+      )}
       {subs.isPending && <LoadingState label="Loading sub-accounts" />}
       {subs.isError && <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />}
       {subs.data && subs.data.data.length === 0 && (
@@ -127,13 +147,9 @@ export function AgencyPage({ session }: { session: Session }) {
               value={form.email}
               onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
             />
-            <PasswordInput
-              label="Client sign-in password"
-              description="Optional, at least 8 characters: lets the client sign in to the web app"
-              visibilityToggleButtonProps={{ "aria-label": "Show the characters" }}
-              value={form.password}
-              onChange={(e) => setForm({ ...form, password: e.currentTarget.value })}
-            />
+            <Text size="sm" c="dimmed">
+              Your client gets a link to choose their own password and sign in to the web app.
+            </Text>
             <Group justify="flex-end">
               <Button type="submit" loading={create.isPending} disabled={!form.email.trim()}>
                 Create sub-account

@@ -5,11 +5,16 @@ import { Link, useNavigate, useParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
+import { notify } from "../../lib/notify.ts";
 import { useSetSession } from "../../lib/session.ts";
 import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
 
-/** Accepting an invite: the teammate picks a name and a password and is signed in. */
+/**
+ * Accepting an invite: the teammate picks a name and a password and is signed in. An address that
+ * already signs in to Parley elsewhere gives that password instead; the server then signs the person
+ * in to their own account and says why they did not join (`notice`), which only they see.
+ */
 export function InvitePage() {
   const { token = "" } = useParams();
   const invite = useQuery({
@@ -53,11 +58,14 @@ export function InvitePage() {
     setBusy(true);
     setError(null);
     try {
-      const session = await api<Session>("POST", `/invites/${encodeURIComponent(token)}/accept`, {
-        ...(name.trim() ? { name: name.trim() } : {}),
-        password,
-      });
-      setSession(session);
+      const session = await api<Session & { notice?: string }>(
+        "POST",
+        `/invites/${encodeURIComponent(token)}/accept`,
+        { ...(name.trim() ? { name: name.trim() } : {}), password },
+      );
+      const { notice, ...signedIn } = session;
+      if (notice) notify(notice, "error");
+      setSession(signedIn);
       navigate("/inbox", { replace: true });
     } catch (err) {
       setError(errorMessage(err));
@@ -69,7 +77,9 @@ export function InvitePage() {
   return (
     <AuthCard
       title={`Join ${invite.data.accountName}`}
-      intro={`You were invited as ${invite.data.role === "admin" ? "an admin" : "an agent"}.`}
+      intro={`You were invited as ${
+        invite.data.role === "owner" ? "the owner" : invite.data.role === "admin" ? "an admin" : "an agent"
+      }.`}
     >
       <form onSubmit={submit} noValidate>
         <Stack gap="sm">
@@ -87,7 +97,7 @@ export function InvitePage() {
           />
           <PasswordField
             label="Password"
-            description="At least 8 characters"
+            description="At least 8 characters. Already use Parley with this address? Enter that password."
             autoComplete="new-password"
             required
             value={password}
