@@ -18,6 +18,7 @@ interface Imp {
   done: number;
   created: number;
   updated: number;
+  unchanged: number;
   rejected: number;
 }
 
@@ -91,6 +92,7 @@ describe("contact imports", () => {
       done: 5000,
       created: 4500,
       updated: 0,
+      unchanged: 0,
       rejected: 500,
     });
     expect(
@@ -119,6 +121,7 @@ describe("contact imports", () => {
       status: "done",
       created: 0,
       updated: 0,
+      unchanged: 4500,
       rejected: 500,
     });
   });
@@ -157,13 +160,13 @@ describe("contact imports", () => {
     expect(rows).toHaveLength(2); // the two imports of the first test only
   });
 
-  it("duplicates within the file and against existing contacts update instead of creating", async () => {
+  it("duplicates within the file and against existing contacts update (fill empty fields) instead of creating", async () => {
     await callWithKey(t, "POST", "/v1/contacts", acc.apiKey, { phone: "+14155550301", firstName: "Old" });
     const csv = [
       "First name,Phone,Email,Channel id",
       "Ada,+14155550300,,",
       "Ada Again,+1 415 555 0300,ada@example.com,", // the same phone, written otherwise
-      "New name,+14155550301,,", // a contact that existed before
+      "New name,+14155550301,,", // a contact from the first test's file: its name is kept (mode fill)
       "Chat,,,chat-77",
       "Chat,,,chat-77", // the same custom channel id, nothing new
     ].join("\n");
@@ -173,7 +176,8 @@ describe("contact imports", () => {
       status: "done",
       total: 5,
       created: 2,
-      updated: 2,
+      updated: 1,
+      unchanged: 2,
       rejected: 0,
     });
     const ada = json<{ contact: { firstName: string; email: string } }>(
@@ -184,7 +188,7 @@ describe("contact imports", () => {
         acc.apiKey,
       ),
     );
-    expect(ada.contact).toMatchObject({ firstName: "Ada Again", email: "ada@example.com" });
+    expect(ada.contact).toMatchObject({ firstName: "Ada", email: "ada@example.com" });
     const old = json<{ contact: { firstName: string } }>(
       await callWithKey(
         t,
@@ -193,10 +197,10 @@ describe("contact imports", () => {
         acc.apiKey,
       ),
     );
-    expect(old.contact.firstName).toBe("New name");
+    expect(old.contact.firstName).toBe("Person");
   });
 
-  it("rows of one slice see what the rows before them wrote: phone, then channel id, then e-mail", async () => {
+  it("rows of one slice see what the rows before them wrote: phone, then channel id, then e-mail (mode overwrite)", async () => {
     // A contact that had the e-mail before the file: e-mail-only rows match the oldest holder.
     await callWithKey(t, "POST", "/v1/contacts", acc.apiKey, { email: "shared@chain.test" });
     const csv = [
@@ -211,13 +215,14 @@ describe("contact imports", () => {
       ",+14155558400,bo2@chain.test,,", // Bo's e-mail changes...
       ",,bo@chain.test,,", // ...so nobody has the old one any more: created
     ].join("\n");
-    const imp = json<Imp>(await upload(csv));
+    const imp = json<Imp>(await upload(csv, "&mode=overwrite"));
     await t.parley.worker.drain();
     expect(await get(imp.importId)).toMatchObject({
       status: "done",
       total: 9,
       created: 3,
       updated: 4,
+      unchanged: 2,
       rejected: 0,
     });
     type Contact = { firstName: string | null; phone: string | null; email: string | null; labels: string[] };
@@ -250,18 +255,28 @@ describe("contact imports", () => {
     expect(await get(first.importId)).toMatchObject({ created: 1 });
     const second = json<Imp>(await upload("First name,Phone,Email\nNew,+14155558500,\nNew,,both@dup.test\n"));
     await t.parley.worker.drain();
-    expect(await get(second.importId)).toMatchObject({ status: "done", created: 0, updated: 1, rejected: 0 });
+    expect(await get(second.importId)).toMatchObject({
+      status: "done",
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+    });
+    const third = json<Imp>(
+      await upload("First name,Phone,Email\nNew,+14155558500,\nNew,,both@dup.test\n", "&mode=overwrite"),
+    );
+    await t.parley.worker.drain();
+    expect(await get(third.importId)).toMatchObject({ status: "done", created: 0, updated: 1, unchanged: 1 });
   });
 
   it("another account's import is 404; a mapping given by map= overrides the guess", async () => {
-    const res = await upload("Mobile,Customer\n+14155550190,Grace\n", "&map=Customer%3DfirstName");
+    const res = await upload("Mobile,Customer\n+14155559190,Grace\n", "&map=Customer%3DfirstName");
     const imp = json<Imp>(res);
     await t.parley.worker.drain();
     const contact = json<{ firstName: string }>(
       await callWithKey(
         t,
         "GET",
-        `/v1/contacts?phoneNumber=${encodeURIComponent("+14155550190")}`,
+        `/v1/contacts?phoneNumber=${encodeURIComponent("+14155559190")}`,
         acc.apiKey,
       ),
     );
@@ -277,7 +292,7 @@ describe("contact imports", () => {
 });
 
 describe("parley contacts import", () => {
-  it("prints progress on stderr and one JSON line with importId, total, created, updated, rejected", async () => {
+  it("prints progress on stderr and one JSON line with importId, total, created, updated, unchanged, rejected", async () => {
     const database = await freshDatabase();
     try {
       const env = cliEnv(database);
@@ -291,13 +306,40 @@ describe("parley contacts import", () => {
       fs.writeFileSync(file, bigCsv(2500));
       const run = await runCli(["contacts", "import", "--email", "cli-import@example.com", file], env);
       const summary = oneJsonLine<Record<string, unknown>>(run);
-      expect(Object.keys(summary)).toEqual(["importId", "total", "created", "updated", "rejected"]);
-      expect(summary).toMatchObject({ total: 2500, created: 2250, updated: 0, rejected: 250 });
-      expect(run.stderr).toMatch(/imported 2500 of 2500 rows \(created 2250, updated 0, rejected 250\)/);
+      expect(Object.keys(summary)).toEqual([
+        "importId",
+        "total",
+        "created",
+        "updated",
+        "unchanged",
+        "rejected",
+      ]);
+      expect(summary).toMatchObject({ total: 2500, created: 2250, updated: 0, unchanged: 0, rejected: 250 });
+      expect(run.stderr).toMatch(
+        /imported 2500 of 2500 rows \(created 2250, updated 0, unchanged 0, rejected 250\)/,
+      );
       const again = oneJsonLine<Record<string, unknown>>(
         await runCli(["contacts", "import", "--email", "cli-import@example.com", file], env),
       );
-      expect(again).toMatchObject({ created: 0, updated: 0, rejected: 250 });
+      expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 2250, rejected: 250 });
+      // Local numbers with a default country; overwrite changes nothing when the names are the same.
+      const local = oneJsonLine<Record<string, unknown>>(
+        await runCli(
+          [
+            "contacts",
+            "import",
+            "--email",
+            "cli-import@example.com",
+            "--mode",
+            "overwrite",
+            "--default-country",
+            "US",
+            file,
+          ],
+          env,
+        ),
+      );
+      expect(local).toMatchObject({ created: 250, updated: 0, unchanged: 2250, rejected: 0 });
       const missing = await runCli(
         ["contacts", "import", "--email", "cli-import@example.com", "/nope.csv"],
         env,
@@ -307,5 +349,6 @@ describe("parley contacts import", () => {
     } finally {
       await database.drop();
     }
-  });
+    // Five CLI processes, each opening the database: slow on a busy machine.
+  }, 300_000);
 });

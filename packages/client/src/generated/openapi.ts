@@ -631,7 +631,7 @@ export interface paths {
     };
     /**
      * An import's rejected rows, as CSV (extension)
-     * @description The file's columns, then `row` (1 = the first data row) and `reason`. Errors: NOT_FOUND (404).
+     * @description The file's columns, then `row` (1 = the first data row) and `reason`. A cell that starts with =, +, -, @, a tab or a carriage return is prefixed with an apostrophe, so a spreadsheet shows it as text instead of running it as a formula. Errors: NOT_FOUND (404).
      */
     get: operations["getContactImportRejected"];
     put?: never;
@@ -733,7 +733,7 @@ export interface paths {
     put?: never;
     /**
      * Import contacts from a CSV file (extension)
-     * @description Body: the CSV file (Content-Type: text/csv, UTF-8, a header row, at most 50 MB). Columns are mapped to contact fields by their names (First name, Last name, Phone, Email, From id / custom channel id, Labels) or by `map`. Each row is checked like POST /v1/contacts (a phone needs its country code) and creates or updates a contact (dedupe by phone, then custom channel id, then e-mail); running the same file again creates nothing new. The work runs in the background: 202 with the import, then GET it for progress. Errors: VALIDATION_ERROR (400: not UTF-8, binary, no header row, a row longer than the header, no identifying column), LIST_NOT_FOUND (404), 413, 415.
+     * @description Body: the CSV file (Content-Type: text/csv, UTF-8, a header row, at most 50 MB). Columns are mapped to contact fields by their names (First name, Last name, Phone, Email, From id / custom channel id, Labels) or by `map`. Each row is checked like POST /v1/contacts (a phone needs its country code) and creates or updates a contact (dedupe by phone, then custom channel id, then e-mail); running the same file again creates nothing new. An existing contact's empty fields are filled (`mode=overwrite` replaces its names and e-mail). The work runs in the background: 202 with the import, then GET it for progress. Errors: VALIDATION_ERROR (400: not UTF-8, binary, no header row, a row longer than the header, no identifying column, an unknown defaultCountry), CSV_TOO_WIDE (400: a row of more than 1000 columns or a header line over 64 KB, refused as the bytes arrive), LIST_NOT_FOUND (404), 413, 415.
      */
     post: operations["createContactImport"];
     delete?: never;
@@ -7232,7 +7232,11 @@ export interface operations {
             done: number;
             created: number;
             updated: number;
+            /** @description Rows that matched a contact and changed nothing: created + updated + unchanged + rejected = done */
+            unchanged: number;
             rejected: number;
+            mode: "fill" | "overwrite";
+            defaultCountry: string | null;
             error: string | null;
             createdAt: string;
             updatedAt: string;
@@ -8019,9 +8023,13 @@ export interface operations {
       query?: {
         /** @description Add every imported contact to this list */
         listId?: string;
-        /** @description column=field pairs over the guess from the header, comma-separated; fields: firstName, lastName, phone, email, externalId (the custom channel id, a contact's fromId), labels (split on ; or |) */
+        /** @description column=field pairs over the guess from the header, comma-separated; fields: firstName, lastName, phone, email, externalId (the custom channel id, a contact's fromId), labels (split on , ; or |) */
         map?: string;
         fileName?: string;
+        /** @description What a row does to an existing contact: `fill` (the default) only fills its empty fields; `overwrite` replaces its names and e-mail with the file's. Labels are added either way. */
+        mode?: "fill" | "overwrite";
+        /** @description Two-letter country (CA) for phone numbers written without a country code; without it such a row is rejected */
+        defaultCountry?: string;
       };
       header?: never;
       path?: never;
@@ -8048,7 +8056,11 @@ export interface operations {
             done: number;
             created: number;
             updated: number;
+            /** @description Rows that matched a contact and changed nothing: created + updated + unchanged + rejected = done */
+            unchanged: number;
             rejected: number;
+            mode: "fill" | "overwrite";
+            defaultCountry: string | null;
             error: string | null;
             createdAt: string;
             updatedAt: string;

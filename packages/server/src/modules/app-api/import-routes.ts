@@ -41,6 +41,8 @@ export function importRoutes(app: App, ctx: AppContext, session: SessionRoute): 
           listId: request.query.listId ?? null,
           map: request.query.map ?? null,
           fileName: request.query.fileName ?? null,
+          mode: request.query.mode ?? null,
+          defaultCountry: request.query.defaultCountry ?? null,
         });
         return reply.code(202).send(created);
       },

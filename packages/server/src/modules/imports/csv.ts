@@ -1,6 +1,8 @@
 // Reading an uploaded CSV: checks that refuse a file that is not one (not UTF-8, binary, no header,
-// a row longer than the header), the header's mapping to contact fields, guessed or given.
+// a row longer than the header, a row too wide to parse cheaply), the header's mapping to contact
+// fields, guessed or given; an import's options (mode, default country).
 import { parse } from "csv-parse";
+import { type CountryCode, isSupportedCountry } from "libphonenumber-js";
 import { AppError } from "../../platform/errors.ts";
 
 export const CONTACT_FIELDS = ["firstName", "lastName", "phone", "email", "externalId", "labels"] as const;
@@ -8,6 +10,95 @@ export type ContactField = (typeof CONTACT_FIELDS)[number];
 export type Mapping = Record<string, ContactField>;
 
 export const MAX_IMPORT_BYTES = 50 * 1024 * 1024;
+/** At most this many columns in any row (the header included). */
+export const MAX_CSV_COLUMNS = 1000;
+/** The header line's length at most, in bytes (1,000 columns of up to 64 bytes each). */
+export const MAX_CSV_HEADER_BYTES = 64 * 1024;
+
+/**
+ * Follows a CSV's bytes as they arrive, before any parsing, and throws CSV_TOO_WIDE at the first row
+ * with more than MAX_CSV_COLUMNS columns or a header line longer than MAX_CSV_HEADER_BYTES. The CSV
+ * parser spends seconds and gigabytes on a row of a million columns, so such a file must never reach
+ * it. Commas and line breaks inside double quotes are text, as for the parser; a line ends at LF, CR
+ * or CRLF.
+ */
+export class CsvWidthGuard {
+  private inQuotes = false;
+  private columns = 1;
+  /** Lines ended so far (0 while in the header). */
+  private lines = 0;
+  private headerBytes = 0;
+  private lastWasCr = false;
+
+  feed(chunk: Uint8Array): void {
+    let { inQuotes, columns, lines, lastWasCr } = this;
+    let headerEnd = -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === 0x22) {
+        inQuotes = !inQuotes;
+        lastWasCr = false;
+      } else if (inQuotes) {
+        lastWasCr = false;
+      } else if (b === 0x2c) {
+        if (++columns > MAX_CSV_COLUMNS) throw tooManyColumns(lines);
+        lastWasCr = false;
+      } else if (b === 0x0a || b === 0x0d) {
+        // CRLF is one line end.
+        if (!(b === 0x0a && lastWasCr)) {
+          if (lines === 0 && headerEnd < 0) headerEnd = i;
+          lines++;
+          columns = 1;
+        }
+        lastWasCr = b === 0x0d;
+      } else {
+        lastWasCr = false;
+      }
+    }
+    if (this.lines === 0) {
+      this.headerBytes += headerEnd < 0 ? chunk.length : headerEnd;
+      if (this.headerBytes > MAX_CSV_HEADER_BYTES) {
+        throw new AppError(
+          "CSV_TOO_WIDE",
+          `the header line is longer than ${MAX_CSV_HEADER_BYTES / 1024} KB: a CSV to import has at most ${MAX_CSV_COLUMNS} columns with short names`,
+        );
+      }
+    }
+    Object.assign(this, { inQuotes, columns, lines, lastWasCr });
+  }
+}
+
+function tooManyColumns(linesBefore: number): AppError {
+  return new AppError(
+    "CSV_TOO_WIDE",
+    linesBefore === 0
+      ? `the header row has more than ${MAX_CSV_COLUMNS} columns (the limit)`
+      : `line ${linesBefore + 1} has more than ${MAX_CSV_COLUMNS} columns (the limit)`,
+  );
+}
+
+export const IMPORT_MODES = ["fill", "overwrite"] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+
+/** `mode`: fill (the default: only empty fields are filled) or overwrite. */
+export function parseMode(raw: string | null | undefined): ImportMode {
+  if (raw === null || raw === undefined || raw === "") return "fill";
+  if ((IMPORT_MODES as readonly string[]).includes(raw)) return raw as ImportMode;
+  throw new AppError("VALIDATION_ERROR", `mode: "${raw}" is not one of ${IMPORT_MODES.join(", ")}`);
+}
+
+/** `defaultCountry`: an ISO 3166 two-letter code (CA) for phone numbers written without a country code. */
+export function parseDefaultCountry(raw: string | null | undefined): CountryCode | null {
+  if (raw === null || raw === undefined || raw.trim() === "") return null;
+  const code = raw.trim().toUpperCase();
+  if (!isSupportedCountry(code)) {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      `defaultCountry: "${raw}" is not a two-letter country code with a phone plan (e.g. CA, US, GB)`,
+    );
+  }
+  return code;
+}
 
 const GUESSES: Record<string, ContactField> = {
   firstname: "firstName",
@@ -108,6 +199,8 @@ function looksLikeData(cell: string): boolean {
 /** Reads the whole upload once: refuses what is not a CSV with a header; counts the rows. */
 export async function scanCsv(bytes: Buffer): Promise<Scanned> {
   if (bytes.length === 0) throw new AppError("VALIDATION_ERROR", "the file is empty");
+  // Again here for the command line, which reads a file rather than a request.
+  new CsvWidthGuard().feed(bytes);
   if (bytes.includes(0))
     throw new AppError("VALIDATION_ERROR", "the file looks binary (it holds NUL bytes), not CSV text");
   try {

@@ -15,8 +15,15 @@ export const importsModule: Module = {
   },
   commands: {
     "contacts import": {
-      summary: "--email E FILE.csv [--list LIST_ID] [--map column=field,…]   (progress on stderr)",
-      options: { email: { type: "string" }, list: { type: "string" }, map: { type: "string" } },
+      summary:
+        "--email E FILE.csv [--list LIST_ID] [--map column=field,…] [--mode fill|overwrite] [--default-country CA]   (progress on stderr)",
+      options: {
+        email: { type: "string" },
+        list: { type: "string" },
+        map: { type: "string" },
+        mode: { type: "string" },
+        "default-country": { type: "string" },
+      },
       positional: "file",
       async run(values, ctx) {
         const email = values.email;
@@ -34,6 +41,8 @@ export const importsModule: Module = {
           fileName: file.split("/").at(-1) ?? file,
           listId: typeof values.list === "string" ? values.list : null,
           map: typeof values.map === "string" ? values.map : null,
+          mode: typeof values.mode === "string" ? values.mode : null,
+          defaultCountry: typeof values["default-country"] === "string" ? values["default-country"] : null,
         });
         // This process works through the slices itself (a running server's worker may take some: the
         // job lease decides), and shows the progress on stderr.
@@ -43,7 +52,7 @@ export const importsModule: Module = {
           await ctx.worker.drain(1);
           const row = await requireImport(ctx, account.id, created.importId);
           const v = importView(row);
-          const line = `imported ${v.done} of ${v.total} rows (created ${v.created}, updated ${v.updated}, rejected ${v.rejected})`;
+          const line = `imported ${v.done} of ${v.total} rows (created ${v.created}, updated ${v.updated}, unchanged ${v.unchanged}, rejected ${v.rejected})`;
           process.stderr.write(tty ? `\r${line}` : `${line}\n`);
           if (v.status !== "running") {
             if (tty) process.stderr.write("\n");
@@ -54,6 +63,7 @@ export const importsModule: Module = {
               total: v.total,
               created: v.created,
               updated: v.updated,
+              unchanged: v.unchanged,
               rejected: v.rejected,
             };
           }

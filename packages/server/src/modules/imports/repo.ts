@@ -46,7 +46,10 @@ export async function saveProgress(
   db: Q,
   accountId: string,
   importId: string,
-  progress: Pick<ImportRow, "done" | "created" | "updated" | "rejected" | "byte_offset" | "status" | "error">,
+  progress: Pick<
+    ImportRow,
+    "done" | "created" | "updated" | "unchanged" | "rejected" | "byte_offset" | "status" | "error"
+  >,
   at: number,
 ): Promise<void> {
   await db

@@ -3,9 +3,10 @@
 // /app/api/imports (app-api/import-routes.ts).
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
-import { MAX_IMPORT_BYTES } from "./csv.ts";
+import { CsvWidthGuard, MAX_CSV_COLUMNS, MAX_CSV_HEADER_BYTES, MAX_IMPORT_BYTES } from "./csv.ts";
 import { createImport, importView, rejectedCsv, requireImport } from "./service.ts";
 
 export const ImportQuery = Type.Object({
@@ -17,10 +18,25 @@ export const ImportQuery = Type.Object({
       maxLength: 2000,
       description:
         "column=field pairs over the guess from the header, comma-separated; fields: firstName, lastName, " +
-        "phone, email, externalId (the custom channel id, a contact's fromId), labels (split on ; or |)",
+        "phone, email, externalId (the custom channel id, a contact's fromId), labels (split on , ; or |)",
     }),
   ),
   fileName: Type.Optional(Type.String({ maxLength: 255 })),
+  mode: Type.Optional(
+    Type.Union([Type.Literal("fill"), Type.Literal("overwrite")], {
+      description:
+        "What a row does to an existing contact: `fill` (the default) only fills its empty fields; " +
+        "`overwrite` replaces its names and e-mail with the file's. Labels are added either way.",
+    }),
+  ),
+  defaultCountry: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z]{2}$",
+      description:
+        "Two-letter country (CA) for phone numbers written without a country code; without it such a " +
+        "row is rejected",
+    }),
+  ),
 });
 
 export const ImportJson = Type.Object({
@@ -33,7 +49,13 @@ export const ImportJson = Type.Object({
   done: Type.Integer(),
   created: Type.Integer(),
   updated: Type.Integer(),
+  unchanged: Type.Integer({
+    description:
+      "Rows that matched a contact and changed nothing: created + updated + unchanged + rejected = done",
+  }),
   rejected: Type.Integer(),
+  mode: Type.Union([Type.Literal("fill"), Type.Literal("overwrite")]),
+  defaultCountry: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
@@ -41,17 +63,47 @@ export const ImportJson = Type.Object({
 
 export const ImportParams = Type.Object({ importId: Type.String({ maxLength: 64 }) });
 
+const tooLarge = () =>
+  new AppError("PAYLOAD_TOO_LARGE", `the file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+
 /**
  * The routes of `scope` take text/csv bodies only, as bytes (checked for UTF-8 and CSV by the service):
- * JSON or anything else is 415 UNSUPPORTED_MEDIA_TYPE.
+ * JSON or anything else is 415 UNSUPPORTED_MEDIA_TYPE. The bytes are checked for width as they arrive
+ * (CsvWidthGuard): a too-wide file is answered 400 CSV_TOO_WIDE at once, without reading it to its
+ * end or parsing it, and the rest of the upload is discarded.
  */
 export function acceptCsv(scope: App): void {
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(
-    "text/csv",
-    { parseAs: "buffer", bodyLimit: MAX_IMPORT_BYTES },
-    (_req, body, done) => done(null, body),
-  );
+  scope.addContentTypeParser("text/csv", (request, payload, done) => {
+    if (Number(request.headers["content-length"]) > MAX_IMPORT_BYTES) {
+      done(tooLarge(), undefined);
+      return;
+    }
+    const guard = new CsvWidthGuard();
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const finish = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      payload.removeListener("data", onData);
+      if (err) done(err, undefined);
+      else done(null, Buffer.concat(chunks, received));
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > MAX_IMPORT_BYTES) return finish(tooLarge());
+      try {
+        guard.feed(chunk);
+      } catch (err) {
+        return finish(err as Error);
+      }
+      chunks.push(chunk);
+    };
+    payload.on("data", onData);
+    payload.on("end", () => finish(null));
+    payload.on("error", (err) => finish(err));
+  });
 }
 
 export function importRoutes(app: App, ctx: AppContext): void {
@@ -71,9 +123,12 @@ export function importRoutes(app: App, ctx: AppContext): void {
             "mapped to contact fields by their names (First name, Last name, Phone, Email, From id / custom " +
             "channel id, Labels) or by `map`. Each row is checked like POST /v1/contacts (a phone needs its " +
             "country code) and creates or updates a contact (dedupe by phone, then custom channel id, then " +
-            "e-mail); running the same file again creates nothing new. The work runs in the background: " +
-            "202 with the import, then GET it for progress. Errors: VALIDATION_ERROR (400: not UTF-8, " +
-            "binary, no header row, a row longer than the header, no identifying column), " +
+            "e-mail); running the same file again creates nothing new. An existing contact's empty " +
+            "fields are filled (`mode=overwrite` replaces its names and e-mail). The work runs in the " +
+            "background: 202 with the import, then GET it for progress. Errors: VALIDATION_ERROR (400: " +
+            "not UTF-8, binary, no header row, a row longer than the header, no identifying column, an " +
+            `unknown defaultCountry), CSV_TOO_WIDE (400: a row of more than ${MAX_CSV_COLUMNS} columns or ` +
+            `a header line over ${MAX_CSV_HEADER_BYTES / 1024} KB, refused as the bytes arrive), ` +
             "LIST_NOT_FOUND (404), 413, 415.",
           tags: ["contacts"],
           querystring: ImportQuery,
@@ -86,6 +141,8 @@ export function importRoutes(app: App, ctx: AppContext): void {
           listId: request.query.listId ?? null,
           map: request.query.map ?? null,
           fileName: request.query.fileName ?? null,
+          mode: request.query.mode ?? null,
+          defaultCountry: request.query.defaultCountry ?? null,
         });
         return reply.code(202).send(created);
       },
@@ -114,7 +171,9 @@ export function importRoutes(app: App, ctx: AppContext): void {
         operationId: "getContactImportRejected",
         summary: "An import's rejected rows, as CSV (extension)",
         description:
-          "The file's columns, then `row` (1 = the first data row) and `reason`. Errors: NOT_FOUND (404).",
+          "The file's columns, then `row` (1 = the first data row) and `reason`. A cell that starts with " +
+          "=, +, -, @, a tab or a carriage return is prefixed with an apostrophe, so a spreadsheet shows " +
+          "it as text instead of running it as a formula. Errors: NOT_FOUND (404).",
         tags: ["contacts"],
         params: ImportParams,
         produces: ["text/csv"],

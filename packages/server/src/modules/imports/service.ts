@@ -6,8 +6,10 @@ import { createReadStream } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parse } from "csv-parse";
+import { type CountryCode, parsePhoneNumberFromString } from "libphonenumber-js";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
+import { csvText } from "../../platform/csv-out.ts";
 import type { ContactRow, ImportRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
@@ -17,7 +19,16 @@ import * as contacts from "../contacts/repo.ts";
 import { labelsOf, parseEmail, parseLabels, parsePhone } from "../contacts/service.ts";
 import { addMembers } from "../lists/repo.ts";
 import { requireList } from "../lists/service.ts";
-import { checkMapping, guessMapping, type Mapping, parseMappingText, scanCsv } from "./csv.ts";
+import {
+  checkMapping,
+  guessMapping,
+  type ImportMode,
+  type Mapping,
+  parseDefaultCountry,
+  parseMappingText,
+  parseMode,
+  scanCsv,
+} from "./csv.ts";
 import * as repo from "./repo.ts";
 
 /** Rows per slice: one transaction, well within a job's lease. */
@@ -46,7 +57,10 @@ export function importView(r: ImportRow) {
     done: r.done,
     created: r.created,
     updated: r.updated,
+    unchanged: r.unchanged,
     rejected: r.rejected,
+    mode: r.mode,
+    defaultCountry: r.default_country,
     error: r.error,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
@@ -59,6 +73,10 @@ export interface NewImport {
   listId?: string | null;
   /** `column=field,…` over the guess from the header. */
   map?: string | null;
+  /** fill (the default) or overwrite: what a row does to an existing contact's fields. */
+  mode?: string | null;
+  /** A two-letter country for phone numbers without a country code. */
+  defaultCountry?: string | null;
 }
 
 /** The request body as the CSV's bytes, or a 400 when there is none (no body, or not text/csv). */
@@ -74,6 +92,8 @@ export function csvBytes(body: unknown): Buffer {
 
 /** Checks and stores the file, records the import, queues its first slice. */
 export async function createImport(ctx: AppContext, accountId: string, input: NewImport) {
+  const mode = parseMode(input.mode);
+  const defaultCountry = parseDefaultCountry(input.defaultCountry);
   const scanned = await scanCsv(csvBytes(input.bytes));
   const mapping = {
     ...guessMapping(scanned.header),
@@ -98,7 +118,10 @@ export async function createImport(ctx: AppContext, accountId: string, input: Ne
     done: 0,
     created: 0,
     updated: 0,
+    unchanged: 0,
     rejected: 0,
+    mode,
+    default_country: defaultCountry,
     byte_offset: scanned.dataOffset,
     error: null,
     created_at: now,
@@ -155,7 +178,20 @@ interface ValidRow {
   labels: string[];
 }
 
-function validateRow(fields: Partial<Record<string, string>>): ValidRow {
+/** A row's phone: with its country code as everywhere, or local to `country` when one is given. */
+function rowPhone(raw: string, country: CountryCode | null): string {
+  if (country && !raw.startsWith("+") && !raw.startsWith("00")) {
+    const parsed = parsePhoneNumberFromString(raw, country);
+    if (parsed?.isValid()) return parsed.number;
+    throw new AppError(
+      "INVALID_PHONE",
+      `"${raw}" is not a valid phone number in ${country} (defaultCountry), nor one with a country code`,
+    );
+  }
+  return parsePhone(raw);
+}
+
+function validateRow(fields: Partial<Record<string, string>>, country: CountryCode | null): ValidRow {
   const given = (v: string | undefined) => (v && v.trim() !== "" ? v.trim() : null);
   const rawPhone = given(fields.phone);
   const rawEmail = given(fields.email);
@@ -163,12 +199,13 @@ function validateRow(fields: Partial<Record<string, string>>): ValidRow {
   if (!rawPhone && !rawEmail && !externalId)
     throw new AppError("MISSING_IDENTIFIER", "no phone, email or custom channel id");
   return {
-    phone: rawPhone ? parsePhone(rawPhone) : null,
+    phone: rawPhone ? rowPhone(rawPhone, country) : null,
     email: rawEmail ? parseEmail(rawEmail) : null,
     externalId,
     firstName: given(fields.firstName),
     lastName: given(fields.lastName),
-    labels: fields.labels ? parseLabels(fields.labels.split(/[;|]/)) : [],
+    // Commas too: a spreadsheet writes "vip,wedding" in one quoted cell (a label never holds one).
+    labels: fields.labels ? parseLabels(fields.labels.split(/[,;|]/)) : [],
   };
 }
 
@@ -213,7 +250,7 @@ class SliceContacts {
     return oldest;
   }
 
-  apply(row: ValidRow, now: number): { contactId: string; outcome: Outcome } {
+  apply(row: ValidRow, now: number, mode: ImportMode): { contactId: string; outcome: Outcome } {
     const existing =
       (row.phone ? this.byPhone.get(row.phone) : undefined) ??
       (row.externalId ? this.byExternalId.get(row.externalId) : undefined) ??
@@ -236,11 +273,14 @@ class SliceContacts {
       this.index(contact);
       return { contactId: contact.id, outcome: "created" };
     }
-    // Fill in what the file gives and the contact lacks or has differently; labels are added.
+    // Fill in what the file gives and the contact lacks (mode fill) or has differently (overwrite);
+    // labels are added either way.
     const patch: contacts.ContactPatch = {};
-    if (row.firstName && row.firstName !== existing.first_name) patch.first_name = row.firstName;
-    if (row.lastName && row.lastName !== existing.last_name) patch.last_name = row.lastName;
-    if (row.email && row.email !== existing.email) patch.email = row.email;
+    const takes = (had: string | null, given: string | null): given is string =>
+      given !== null && given !== had && (mode === "overwrite" || had === null);
+    if (takes(existing.first_name, row.firstName)) patch.first_name = row.firstName;
+    if (takes(existing.last_name, row.lastName)) patch.last_name = row.lastName;
+    if (takes(existing.email, row.email)) patch.email = row.email;
     if (row.phone && existing.phone === null) patch.phone = row.phone;
     if (row.externalId && existing.external_id === null) patch.external_id = row.externalId;
     const had = labelsOf(existing);
@@ -280,6 +320,7 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
   if (imp?.status !== "running") return false;
   const header = JSON.parse(imp.header) as string[];
   const mapping = JSON.parse(imp.mapping) as Mapping;
+  const country = imp.default_country as CountryCode | null;
   let slice: Awaited<ReturnType<typeof readSlice>>;
   try {
     slice = await readSlice(fileOf(ctx, importId), imp.byte_offset, SLICE_ROWS);
@@ -303,7 +344,7 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
     const fields: Partial<Record<string, string>> = {};
     for (const [column, field] of Object.entries(mapping)) fields[field] = record[header.indexOf(column)];
     try {
-      valid.push(validateRow(fields));
+      valid.push(validateRow(fields, country));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       rejections.push({ rowNumber: imp.done + i + 1, reason: err.message, record });
@@ -320,6 +361,7 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
       const counts = {
         created: imp.created,
         updated: imp.updated,
+        unchanged: imp.unchanged,
         rejected: imp.rejected + rejections.length,
       };
       const known = new SliceContacts(
@@ -332,9 +374,8 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
       const now = Date.now();
       const members: string[] = [];
       for (const row of valid) {
-        const { contactId, outcome } = known.apply(row, now);
-        if (outcome === "created") counts.created++;
-        if (outcome === "updated") counts.updated++;
+        const { contactId, outcome } = known.apply(row, now, imp.mode);
+        counts[outcome]++;
         members.push(contactId);
       }
       // A contact created by someone else (an incoming message) since the look-up: start the slice again.
@@ -376,17 +417,17 @@ export function importHandler(ctx: AppContext) {
   };
 }
 
-/** The rejected rows as CSV: the file's columns, then the row number and the reason. */
+/**
+ * The rejected rows as CSV: the file's columns, then the row number and the reason; written by
+ * csvText, so a cell (or a reason quoting one) that a spreadsheet would run as a formula is not.
+ */
 export async function rejectedCsv(ctx: AppContext, accountId: string, importId: string): Promise<string> {
   const imp = await requireImport(ctx, accountId, importId);
   const header = JSON.parse(imp.header) as string[];
-  const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-  const lines = [[...header, "row", "reason"].map(cell).join(",")];
+  const rows: string[][] = [[...header, "row", "reason"]];
   for (const r of await repo.rejectionsOf(ctx.db.kysely, accountId, importId)) {
     const record = JSON.parse(r.record) as string[];
-    lines.push(
-      [...header.map((_, i) => record[i] ?? ""), String(r.row_number), r.reason].map(cell).join(","),
-    );
+    rows.push([...header.map((_, i) => record[i] ?? ""), String(r.row_number), r.reason]);
   }
-  return `${lines.join("\n")}\n`;
+  return csvText(rows);
 }

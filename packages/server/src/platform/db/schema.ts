@@ -329,7 +329,13 @@ export interface ImportsTable {
   done: number;
   created: number;
   updated: number;
+  /** Rows that matched a contact and changed nothing (created + updated + unchanged + rejected = done). */
+  unchanged: number;
   rejected: number;
+  /** fill: a row fills an existing contact's empty fields only; overwrite: it replaces them. */
+  mode: "fill" | "overwrite";
+  /** ISO 3166 country for phone numbers without a country code, or null. */
+  default_country: string | null;
   /** Where the next slice starts in the stored file. */
   byte_offset: number;
   error: string | null;
