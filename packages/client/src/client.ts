@@ -253,6 +253,20 @@ export class Parley {
       this.#call("saveKnowledge", { params: { campaignId }, body, options: o }),
   };
 
+  /** Built-in channels: the web chat widget today (its embedSnippet goes on the website). */
+  readonly channels = {
+    create: (body: RequestBody<"createChannel">, o?: RequestOptions) =>
+      this.#call("createChannel", { body, options: o }),
+    list: (query?: QueryParams<"listChannels">, o?: RequestOptions) =>
+      this.#call("listChannels", { query, options: o }),
+    get: (channelId: string, o?: RequestOptions) =>
+      this.#call("getChannel", { params: { channelId }, options: o }),
+    update: (channelId: string, body: RequestBody<"updateChannel">, o?: RequestOptions) =>
+      this.#call("updateChannel", { params: { channelId }, body, options: o }),
+    delete: (channelId: string, o?: RequestOptions) =>
+      this.#call("deleteChannel", { params: { channelId }, options: o }),
+  };
+
   readonly subaccounts = {
     list: (query?: QueryParams<"listSubaccounts">, o?: RequestOptions) =>
       this.#call("listSubaccounts", { query, options: o }),

@@ -73,6 +73,12 @@ export const OPERATIONS = {
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Saving the same phrasing twice changes nothing; a second new entry would be a duplicate.
   saveKnowledge: { method: "post", path: "/v1/campaigns/{campaignId}/knowledge", idempotent: false },
+  createChannel: { method: "post", path: "/v1/channels", idempotent: false },
+  listChannels: { method: "get", path: "/v1/channels", idempotent: true },
+  getChannel: { method: "get", path: "/v1/channels/{channelId}", idempotent: true },
+  // Settings are merged over the current ones: the same change twice gives the same channel.
+  updateChannel: { method: "patch", path: "/v1/channels/{channelId}", idempotent: true },
+  deleteChannel: { method: "delete", path: "/v1/channels/{channelId}", idempotent: true },
   // Agency endpoints take the key only as a header. The grant is retried only with an Idempotency-Key.
   grantSubaccountCredits: {
     method: "post",

@@ -368,6 +368,7 @@ const API_TAGS = [
   { name: "messages", description: "Incoming and outgoing custom channel messages, history, resend" },
   { name: "conversations", description: "Conversations and their bot state" },
   { name: "campaigns", description: "Bot campaigns: instructions, knowledge, routing" },
+  { name: "channels", description: "Built-in channels: the web chat widget (more to come)" },
   { name: "subaccounts", description: "Agencies: sub-accounts, credit grants, auto-recharge" },
   { name: "credits", description: "Credit balances and history" },
   { name: "app", description: "The web app's session-authenticated API (not for API keys)" },

@@ -50,6 +50,18 @@ export class ConfigError extends Error {
   override name = "ConfigError";
 }
 
+/** PARLEY_SECRET_KEY: exactly 32 bytes, written as 64 hex characters or as base64. */
+function secretKey(env: Env, name: string): Buffer | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, "hex");
+  if (/^[A-Za-z0-9+/_-]{42,43}={0,2}$/.test(raw)) {
+    const key = Buffer.from(raw.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+    if (key.length === 32) return key;
+  }
+  throw new ConfigError(`${name} must be 32 bytes written as 64 hex characters or as base64`);
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000];
 
@@ -207,6 +219,8 @@ export function loadConfig(env: Env = process.env): Config {
     outgoingMaxPerMinute: int(env, "OUTGOING_MAX_PER_MINUTE", 6000, 1, 1_000_000),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
     authFailuresPerMinute: int(env, "AUTH_FAILURES_PER_MINUTE", 30, 1, 10_000_000),
+    widgetRequestsPerMinute: int(env, "WIDGET_REQUESTS_PER_MINUTE", 300, 1, 10_000_000),
+    widgetMessagesPerMinute: int(env, "WIDGET_MESSAGES_PER_MINUTE", 20, 1, 10_000_000),
     logLevel,
     llm: {
       baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),

@@ -29,6 +29,8 @@ const OWNER: Record<string, string> = {
   imports: "imports",
   import_rejections: "imports",
   outgoing_sends: "outgoing",
+  channels: "channels",
+  widget_visitors: "channels",
 };
 
 function sourceFiles(dir: string): string[] {

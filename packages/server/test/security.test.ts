@@ -144,6 +144,15 @@ const TABLE: Record<string, Row> = {
   },
   "DELETE /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
   "GET /v1/credits/transactions": { auth: "key", list: () => "/v1/credits/transactions" },
+  "POST /v1/channels": key,
+  "GET /v1/channels": { auth: "key", list: () => "/v1/channels" },
+  "GET /v1/channels/:channelId": { auth: "key", foreign: (w) => `/v1/channels/${w.b.channelId}` },
+  "PATCH /v1/channels/:channelId": {
+    auth: "key",
+    foreign: (w) => `/v1/channels/${w.b.channelId}`,
+    body: () => ({ name: "taken over" }),
+  },
+  "DELETE /v1/channels/:channelId": { auth: "key", foreign: (w) => `/v1/channels/${w.b.channelId}` },
   "POST /v1/subaccounts/credits": {
     auth: "agency",
     foreign: () => "/v1/subaccounts/credits",

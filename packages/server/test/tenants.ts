@@ -15,6 +15,8 @@ export interface Tenant {
   outboundMessageId: string;
   campaignId: string;
   importId: string;
+  /** A web chat widget channel. */
+  channelId: string;
 }
 
 export interface Agency {
@@ -93,6 +95,11 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     payload: `Phone,Name\n${phone},Imported\n`,
   });
   const imported = json<{ importId: string }>(upload);
+  const channel = await call<{ id: string }>(t, "POST", "/v1/channels", acc.apiKey, {
+    type: "web",
+    name: `widget ${n}`,
+    config: { allowedOrigins: [`https://shop${n}.example`] },
+  });
   return {
     accountId: acc.accountId,
     apiKey: acc.apiKey,
@@ -105,6 +112,7 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     outboundMessageId: sent.messageId,
     campaignId: campaign.id,
     importId: imported.importId,
+    channelId: channel.id,
   };
 }
 

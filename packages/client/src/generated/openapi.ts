@@ -509,7 +509,7 @@ export interface paths {
     put?: never;
     /**
      * Create a sub-account of the agency (extension, agency only)
-     * @description The answer carries the sub-account's own API key, shown only here. Errors: VALIDATION_ERROR, INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, the e-mail is taken).
+     * @description The answer carries the sub-account's own API key and its owner's invite link (`ownerInvite`, valid 7 days; the owner chooses a password there), both shown only here. The answer is the same whether or not another tenant uses the address. Errors: VALIDATION_ERROR (also for a `password`, no longer accepted), INVALID_EMAIL (400), NOT_AGENCY (403), ACCOUNT_EXISTS (409, this agency already uses the address: one of its sub-accounts, itself or one of its team).
      */
     post: operations["createSubaccount"];
     delete?: never;
@@ -720,6 +720,58 @@ export interface paths {
     options?: never;
     head?: never;
     patch?: never;
+    trace?: never;
+  };
+  "/v1/channels": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's channels
+     * @description Oldest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
+     */
+    get: operations["listChannels"];
+    put?: never;
+    /**
+     * Create a built-in channel
+     * @description Today the web chat widget (type web). Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG, CHANNEL_TYPE_NOT_AVAILABLE (400), CAMPAIGN_NOT_FOUND (404).
+     */
+    post: operations["createChannel"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/channels/{channelId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a channel
+     * @description Errors: CHANNEL_NOT_FOUND (404), also for another account's channel.
+     */
+    get: operations["getChannel"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a channel
+     * @description Its conversations and messages stay as history; its widget stops answering. Errors: CHANNEL_NOT_FOUND (404).
+     */
+    delete: operations["deleteChannel"];
+    options?: never;
+    head?: never;
+    /**
+     * Change a channel's name, settings, campaign or status
+     * @description Settings are merged over the current ones. Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG (400), CHANNEL_NOT_FOUND, CAMPAIGN_NOT_FOUND (404).
+     */
+    patch: operations["updateChannel"];
     trace?: never;
   };
   "/v1/contacts/imports": {
@@ -6264,8 +6316,6 @@ export interface operations {
           email: string;
           /** @description Defaults to the e-mail address */
           name?: string;
-          /** @description Web app sign-in password; without it nobody can sign in until one is set */
-          password?: string;
         };
       };
     };
@@ -6292,6 +6342,13 @@ export interface operations {
             createdAt: string;
             /** @description The sub-account's API key, shown only in this answer */
             apiKey: string;
+            /** @description The sub-account owner's invite, shown only in this answer */
+            ownerInvite: {
+              /** @description The link the owner opens to choose a password (built from PUBLIC_URL) */
+              url: string;
+              /** @description ISO 8601 UTC, 7 days after creation */
+              expiresAt: string;
+            };
           };
         };
       };
@@ -7954,6 +8011,754 @@ export interface operations {
       };
       /** @description Structured error */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listChannels: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description Channel id (ch_…) */
+              id: string;
+              /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+              type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+              name: string;
+              status: "active" | "paused" | "error";
+              lastError: string | null;
+              campaignId: string | null;
+              /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+              config: {
+                [key: string]: unknown;
+              };
+              inboundUrl: string | null;
+              embedSnippet: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+          type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+          name: string;
+          /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+          config: {
+            [key: string]: unknown;
+          };
+          campaignId?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description A built-in channel */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Channel id (ch_…) */
+            id: string;
+            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+            name: string;
+            status: "active" | "paused" | "error";
+            lastError: string | null;
+            campaignId: string | null;
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            config: {
+              [key: string]: unknown;
+            };
+            inboundUrl: string | null;
+            embedSnippet: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A built-in channel */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Channel id (ch_…) */
+            id: string;
+            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+            name: string;
+            status: "active" | "paused" | "error";
+            lastError: string | null;
+            campaignId: string | null;
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            config: {
+              [key: string]: unknown;
+            };
+            inboundUrl: string | null;
+            embedSnippet: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            channelId: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateChannel: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        channelId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          /** @description Only the settings that change; a secret left out keeps its value */
+          config?: {
+            [key: string]: unknown;
+          };
+          campaignId?: string | null;
+          /** @description Pause or resume the channel (resuming clears lastError) */
+          status?: "active" | "paused";
+        };
+      };
+    };
+    responses: {
+      /** @description A built-in channel */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description Channel id (ch_…) */
+            id: string;
+            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+            name: string;
+            status: "active" | "paused" | "error";
+            lastError: string | null;
+            campaignId: string | null;
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            config: {
+              [key: string]: unknown;
+            };
+            inboundUrl: string | null;
+            embedSnippet: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -3,6 +3,7 @@ import type { Module } from "../context.ts";
 import { accountsModule } from "./accounts/index.ts";
 import { appApiModule } from "./app-api/index.ts";
 import { botModule } from "./bot/index.ts";
+import { channelsModule } from "./channels/index.ts";
 import { contactsModule } from "./contacts/index.ts";
 import { conversationsModule } from "./conversations/index.ts";
 import { creditsModule } from "./credits/index.ts";
@@ -26,6 +27,7 @@ export const MODULES: Module[] = [
   reportsModule,
   importsModule,
   outgoingModule,
+  channelsModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   event: "evt",
   import: "imp",
   request: "req",
+  channel: "ch",
+  visitor: "vis",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -48,6 +48,7 @@ import { blobPath } from "../messaging/media/store.ts";
 import { requireMessage } from "../messaging/service.ts";
 import { agencyRoutes } from "./agency-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
+import { appChannelRoutes } from "./channel-routes.ts";
 import { directoryRoutes } from "./directory-routes.ts";
 import { importRoutes } from "./import-routes.ts";
 import {
@@ -572,4 +573,6 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   campaignRoutes(app, ctx, session);
   agencyRoutes(app, ctx, session);
   importRoutes(app, ctx, session);
+  // Settings → Channels.
+  appChannelRoutes(app, ctx, session);
 }

@@ -55,6 +55,12 @@ export const InboxQuery = Type.Object({
   humanAlert: Type.Optional(Type.Boolean()),
   assignee: Type.Optional(Type.String({ maxLength: 64, description: "me | unassigned | a user id" })),
   channel: Type.Optional(Type.String({ maxLength: 200 })),
+  channelId: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: "A built-in channel's id (ch_…), or `custom` for the custom channel",
+    }),
+  ),
   campaignId: Type.Optional(Type.String({ maxLength: 64 })),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   label: Type.Optional(Type.String({ maxLength: 50, description: "The contact carries this label" })),

@@ -23,6 +23,9 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
       email: row.contact_email,
     },
     channel: row.channel,
+    channelId: row.channel_id === "" ? null : row.channel_id,
+    // "custom" for the custom channel; null when the built-in channel was deleted since.
+    channelType: row.channel_id === "" ? "custom" : row.channel_type,
     campaignId: row.campaign_id,
     lastMessage: lastMessage
       ? { body: lastMessage.body, direction: lastMessage.direction, createdAt: iso(lastMessage.created_at) }
@@ -123,6 +126,6 @@ export async function messagesJson(db: Db, accountId: string, messages: MessageR
 }
 
 export async function threadJson(db: Db, accountId: string, row: InboxRow) {
-  const messages = await lastMessagesOf(db.kysely, accountId, row.contact_id, THREAD_SIZE);
+  const messages = await lastMessagesOf(db.kysely, accountId, row.contact_id, THREAD_SIZE, row.id);
   return messagesJson(db, accountId, messages);
 }

@@ -6,6 +6,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { cancelQueuedJobsOfSubjects } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
+import { deleteVisitorsOfContact } from "../channels/repo.ts";
 import { deleteConversationsOfContact } from "../conversations/repo.ts";
 import { deleteAttemptsOfMessages } from "../delivery/repo.ts";
 import { removeContactFromAllLists } from "../lists/repo.ts";
@@ -25,6 +26,8 @@ export async function eraseContact(ctx: AppContext, accountId: string, contactId
     await cancelQueuedJobsOfSubjects(trx, accountId, messageIds);
     const conversationIds = await deleteConversationsOfContact(trx, accountId, contactId);
     await removeContactFromAllLists(trx, accountId, contactId);
+    // A widget visitor's token stops working with its contact.
+    await deleteVisitorsOfContact(trx, accountId, contactId);
     if (!(await deleteContact(trx, accountId, contactId))) {
       throw new AppError("CONTACT_NOT_FOUND", `contact ${contactId} not found`);
     }

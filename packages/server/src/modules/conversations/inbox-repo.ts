@@ -12,6 +12,8 @@ export interface InboxFilter {
   /** A user id, or null for unassigned. */
   assigneeId?: string | null | undefined;
   channel?: string | undefined;
+  /** A built-in channel's id, or '' for the custom channel. */
+  channelId?: string | undefined;
   campaignId?: string | undefined;
   q?: string | undefined;
   /** Conversations whose contact carries this label (labels are a JSON array on the contact). */
@@ -34,6 +36,8 @@ export type InboxRow = ConversationRow & {
   assignee_email: string | null;
   last_message_id: string | null;
   unread_count: number;
+  /** The built-in channel's type; null on the custom channel. */
+  channel_type: string | null;
 };
 
 function likePattern(q: string): string {
@@ -47,6 +51,9 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
     .leftJoin("users as u", (j) =>
       j.onRef("u.id", "=", "c.assignee_id").onRef("u.account_id", "=", "c.account_id"),
     )
+    .leftJoin("channels as ch", (j) =>
+      j.onRef("ch.id", "=", "c.channel_id").onRef("ch.account_id", "=", "c.account_id"),
+    )
     .selectAll("c")
     .select([
       "ct.first_name as contact_first_name",
@@ -57,12 +64,13 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
       "ct.bot_active as contact_bot_active",
       "u.name as assignee_name",
       "u.email as assignee_email",
+      "ch.type as channel_type",
       sql<
         string | null
-      >`(select m.id from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id order by m.id desc limit 1)`.as(
+      >`(select m.id from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id order by m.id desc limit 1)`.as(
         "last_message_id",
       ),
-      sql<number>`(select count(*) from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.direction = 'inbound' and m.created_at > c.last_read_at)`.as(
+      sql<number>`(select count(*) from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id and m.direction = 'inbound' and m.created_at > c.last_read_at)`.as(
         "unread_count",
       ),
     ])
@@ -73,6 +81,7 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
   if (f.assigneeId === null) query = query.where("c.assignee_id", "is", null);
   else if (f.assigneeId !== undefined) query = query.where("c.assignee_id", "=", f.assigneeId);
   if (f.channel) query = query.where("c.channel", "=", f.channel);
+  if (f.channelId !== undefined) query = query.where("c.channel_id", "=", f.channelId);
   if (f.campaignId) query = query.where("c.campaign_id", "=", f.campaignId);
   if (f.label?.trim()) {
     const p = likePattern(`"${f.label.trim()}"`);
@@ -87,7 +96,7 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
         or lower(coalesce(ct.email, '')) like ${p} escape '\\'
         or lower(coalesce(ct.external_id, '')) like ${p} escape '\\'
         or exists (select 1 from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id
-                   and lower(m.body) like ${p} escape '\\')
+                   and m.conversation_id = c.id and lower(m.body) like ${p} escape '\\')
       )`,
     );
   }
@@ -119,18 +128,23 @@ export async function messagesByIds(db: Q, accountId: string, ids: string[]): Pr
     .execute();
 }
 
-/** The conversation's last `limit` messages, oldest first (one conversation per contact). */
+/**
+ * The conversation's last `limit` messages, oldest first: read through the contact's index
+ * (messages_contact_idx) and kept to this conversation (a contact has one per channel).
+ */
 export async function lastMessagesOf(
   db: Q,
   accountId: string,
   contactId: string,
   limit: number,
+  conversationId: string,
 ): Promise<MessageRow[]> {
   const rows = await db
     .selectFrom("messages")
     .selectAll()
     .where("account_id", "=", accountId)
     .where("contact_id", "=", contactId)
+    .where("conversation_id", "=", conversationId)
     .orderBy("id", "desc")
     .limit(limit)
     .execute();

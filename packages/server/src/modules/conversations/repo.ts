@@ -9,13 +9,17 @@ import { conversationChanged } from "../../platform/live.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
-/** One conversation per contact: the same fromId always lands in the same conversation. */
+/**
+ * One conversation per contact and channel: the same fromId always lands in the same conversation.
+ * `channelId` is '' for the custom channel (the default) or a built-in channel's id.
+ */
 export async function findOrCreateConversation(
   db: Q,
   accountId: string,
   contactId: string,
   channel: string | null,
   at: number = Date.now(),
+  channelId = "",
 ): Promise<{ conversation: ConversationRow; created: boolean }> {
   const find = () =>
     db
@@ -23,6 +27,7 @@ export async function findOrCreateConversation(
       .selectAll()
       .where("account_id", "=", accountId)
       .where("contact_id", "=", contactId)
+      .where("channel_id", "=", channelId)
       .executeTakeFirst();
   const existing = await find();
   if (existing) return { conversation: existing, created: false };
@@ -34,6 +39,7 @@ export async function findOrCreateConversation(
       account_id: accountId,
       contact_id: contactId,
       channel,
+      channel_id: channelId,
       campaign_id: null,
       bot_paused: 0,
       human_alert: 0,
@@ -50,12 +56,21 @@ export async function findOrCreateConversation(
 }
 
 /**
- * The contact's conversation, created if needed and marked as having a message now, in one statement
- * (the unique (account_id, contact_id) index decides under concurrency). Used on the incoming hot path,
- * which needs only the id: no other column is read back.
+ * The contact's conversation on a channel ('' = the custom channel), created if needed and marked as
+ * having a message now, in one statement (the unique (account_id, contact_id, channel_id) index decides
+ * under concurrency). Used on the incoming hot path, which needs only the id: no other column is read
+ * back. A new conversation of a built-in channel starts routed to the channel's campaign, if any.
  */
 const conversationUpsert = prepared<
-  { id: string; accountId: string; contactId: string; channel: string | null; at: number },
+  {
+    id: string;
+    accountId: string;
+    contactId: string;
+    channel: string | null;
+    channelId: string;
+    campaignId: string | null;
+    at: number;
+  },
   Pick<ConversationRow, "id">
 >((db) =>
   db
@@ -65,7 +80,8 @@ const conversationUpsert = prepared<
       account_id: param("accountId"),
       contact_id: param("contactId"),
       channel: param("channel"),
-      campaign_id: null,
+      channel_id: param("channelId"),
+      campaign_id: param("campaignId"),
       bot_paused: 0,
       human_alert: 0,
       human_alert_reason: null,
@@ -74,7 +90,7 @@ const conversationUpsert = prepared<
       updated_at: param("at"),
     })
     .onConflict((oc) =>
-      oc.columns(["account_id", "contact_id"]).doUpdateSet((eb) => ({
+      oc.columns(["account_id", "contact_id", "channel_id"]).doUpdateSet((eb) => ({
         last_message_at: eb.ref("excluded.last_message_at"),
         updated_at: eb.ref("excluded.updated_at"),
         // A new inbound message reopens a resolved conversation (same statement: the hot path).
@@ -84,24 +100,47 @@ const conversationUpsert = prepared<
     .returning("id"),
 );
 
-/** The id of the contact's conversation, created or touched for a message at `at`. */
+/**
+ * The id of the contact's conversation, created or touched for a message at `at`; on the custom
+ * channel unless `builtIn` names a built-in channel (and the campaign its new conversations go to).
+ */
 export async function upsertConversationForMessage(
   db: Q,
   accountId: string,
   contactId: string,
   channel: string | null,
   at: number,
+  builtIn?: { channelId: string; campaignId: string | null },
 ): Promise<string> {
   const row = await conversationUpsert.first(db, {
     id: newId("conversation"),
     accountId,
     contactId,
     channel,
+    channelId: builtIn?.channelId ?? "",
+    campaignId: builtIn?.campaignId ?? null,
     at,
   });
   if (!row) throw new Error("conversation upsert returned no row");
   conversationChanged(db, accountId, row.id);
   return row.id;
+}
+
+/** The conversation's channel: '' for the custom channel, else a built-in channel's id (`ch_…`). */
+const channelIdOf = prepared<{ accountId: string; id: string }, { channel_id: string }>((db) =>
+  db
+    .selectFrom("conversations")
+    .select("channel_id")
+    .where("account_id", "=", param<string>("accountId"))
+    .where("id", "=", param<string>("id")),
+);
+
+export async function channelIdOfConversation(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<string> {
+  return (await channelIdOf.first(db, { accountId, id: conversationId }))?.channel_id ?? "";
 }
 
 export async function findConversationById(

@@ -79,6 +79,8 @@ export interface InboxQuery {
   /** "me", "unassigned" or a user id. */
   assignee?: string | undefined;
   channel?: string | undefined;
+  /** A built-in channel's id, or "custom" (or "") for the custom channel. */
+  channelId?: string | undefined;
   campaignId?: string | undefined;
   q?: string | undefined;
   label?: string | undefined;
@@ -113,6 +115,7 @@ export async function pageInbox(db: Db, accountId: string, userId: string, query
     humanAlert: query.humanAlert,
     assigneeId,
     channel: query.channel,
+    channelId: query.channelId === "custom" ? "" : query.channelId,
     campaignId: query.campaignId,
     q: query.q,
     label: query.label,

@@ -12,6 +12,7 @@ import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
 import { pgSetDeliveryOutcomeSql, pgSetDeliveryOutcomesFrom } from "../messaging/repo.ts";
 import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
 import { attemptRowOf, MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./deliver.ts";
+import { deliverThroughChannel } from "./deliver-channel.ts";
 import { ATTEMPT_COLUMNS, pgInsertAttemptsFrom } from "./repo.ts";
 
 type Loaded = MessageRow & {
@@ -20,11 +21,13 @@ type Loaded = MessageRow & {
   owner_user_id: string | null;
   contact_external_id: string | null;
   previous: number;
+  /** The conversation's channel: '' (custom: the webhook) or a built-in channel's id (its adapter). */
+  channel_id: string | null;
 };
 
 // What the attempts of the jobs claimed together need, read by one statement.
 const LOAD = {
-  name: "parley_delivery_load_v2",
+  name: "parley_delivery_load_v3",
   text: `
     select m.*, a.webhook_url, a.webhook_secret,
       (select u.id from users u where u.account_id = m.account_id and u.role = 'owner' order by u.id limit 1)
@@ -32,7 +35,9 @@ const LOAD = {
       coalesce(m.to_id, (select c.external_id from contacts c where c.account_id = m.account_id and c.id = m.contact_id))
         as contact_external_id,
       (select count(*)::int from delivery_attempts d where d.account_id = m.account_id and d.message_id = m.id)
-        as previous
+        as previous,
+      (select cv.channel_id from conversations cv where cv.account_id = m.account_id and cv.id = m.conversation_id)
+        as channel_id
     from unnest($1::text[], $2::text[]) as x(account_id, id)
     join messages m on m.account_id = x.account_id and m.id = x.id
     join accounts a on a.id = m.account_id`,
@@ -138,6 +143,7 @@ export async function deliverMessageOnPostgres(
   const runNamed = ctx.db.runNamed!;
   const m = await loaderOf(ctx).submit({ accountId, messageId });
   if (m?.direction !== "outbound" || m.status === "sent") return undefined;
+  if (m.channel_id) return deliverThroughChannel(ctx, accountId, m, m.channel_id, trigger, job);
   if (!m.webhook_url) {
     const at = Date.now();
     const error = errorJson({

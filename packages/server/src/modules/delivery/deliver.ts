@@ -11,8 +11,10 @@ import { conversationChanged } from "../../platform/live.ts";
 import { iso } from "../../platform/text.ts";
 import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
+import { channelIdOfConversation } from "../conversations/repo.ts";
 import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
 import { type AttemptResult, errorJson, NOT_CONFIGURED, nextRetryDelayMs, postSigned } from "./attempt.ts";
+import { deliverThroughChannel } from "./deliver-channel.ts";
 import { deliverMessageOnPostgres } from "./deliver-pg.ts";
 import * as repo from "./repo.ts";
 
@@ -59,10 +61,19 @@ export function messageEvent(
   };
 }
 
-async function messageTarget(ctx: AppContext, accountId: string, messageId: string): Promise<Target | null> {
+/** A message of a built-in channel's conversation: delivered by the channel's adapter. */
+type ViaChannel = { viaChannel: string; message: NonNullable<Awaited<ReturnType<typeof findMessageById>>> };
+
+async function messageTarget(
+  ctx: AppContext,
+  accountId: string,
+  messageId: string,
+): Promise<Target | ViaChannel | null> {
   const db = ctx.db.kysely;
   const m = await findMessageById(db, accountId, messageId);
   if (m?.direction !== "outbound" || m.status === "sent") return null;
+  const channelId = await channelIdOfConversation(db, accountId, m.conversation_id);
+  if (channelId !== "") return { viaChannel: channelId, message: m };
   const [account, owner] = await Promise.all([
     findAccountById(db, accountId),
     findOwnerUserId(db, accountId),
@@ -172,6 +183,9 @@ export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContex
       ? await messageTarget(ctx, accountId, what.messageId)
       : await eventTarget(ctx, accountId, what.eventId);
   if (!target) return undefined;
+  if ("viaChannel" in target) {
+    return deliverThroughChannel(ctx, accountId, target.message, target.viaChannel, trigger, job);
+  }
 
   if (!target.url) {
     const at = Date.now();

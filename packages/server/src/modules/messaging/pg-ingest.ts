@@ -1,9 +1,9 @@
 // The incoming hot path on PostgreSQL: concurrent requests' messages are written by ONE statement in
 // one round trip (a data-modifying CTE over arrays, a named prepared statement planned once per
 // connection), so a burst costs one commit and one conversation update instead of one each. It takes
-// the common case only: a text message without attachment from a sender whose contact and
-// conversation exist. Every other message, a repeated messageSid, and any batch that fails take the
-// general path (service.ts), which answers exactly as before.
+// the common case only: a text message without attachment from a sender whose contact and custom-
+// channel conversation (channel_id '') exist. Every other message, a repeated messageSid, and any
+// batch that fails take the general path (service.ts), which answers exactly as before.
 import type { AppContext } from "../../context.ts";
 import { Batcher } from "../../platform/db/batcher.ts";
 import { newId } from "../../platform/ids.ts";
@@ -38,7 +38,7 @@ const COLUMNS = [
 ] as const;
 
 const STATEMENT = {
-  name: "parley_incoming_batch_v2",
+  name: "parley_incoming_batch_v3",
   text: `
     with input as (
       select * from unnest(${COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")})
@@ -48,7 +48,7 @@ const STATEMENT = {
       select i.*, c.id as contact_id, cv.id as conversation_id
       from input i
       join contacts c on c.account_id = i.account_id and c.external_id = i.from_id
-      join conversations cv on cv.account_id = i.account_id and cv.contact_id = c.id
+      join conversations cv on cv.account_id = i.account_id and cv.contact_id = c.id and cv.channel_id = ''
     ),
     inserted as (
       insert into messages (id, account_id, conversation_id, contact_id, direction, type, sender, body,

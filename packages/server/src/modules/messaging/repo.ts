@@ -295,7 +295,8 @@ export async function blobInUse(db: Q, sha256: string): Promise<boolean> {
 
 /**
  * Message counts of an account between two times, by UTC day (86,400,000 ms, written as a literal so
- * PostgreSQL sees one expression in SELECT and GROUP BY) and kind (messages_account_time_idx).
+ * PostgreSQL sees one expression in SELECT and GROUP BY), kind and channel (the conversation's
+ * channel_id: '' for the custom channel) (messages_account_time_idx, then each conversation by key).
  */
 export async function messageCountsByDay(
   db: Q,
@@ -309,24 +310,36 @@ export async function messageCountsByDay(
     status: string;
     sender: string;
     bot_outcome: string | null;
+    channel_id: string;
     n: number;
   }>
 > {
   const rows = await db
-    .selectFrom("messages")
+    .selectFrom("messages as m")
+    .leftJoin("conversations as cv", (j) =>
+      j.onRef("cv.id", "=", "m.conversation_id").onRef("cv.account_id", "=", "m.account_id"),
+    )
     .select([
-      sql<number>`cast(created_at / 86400000 as integer)`.as("day"),
-      "direction",
-      "status",
-      "sender",
-      "bot_outcome",
+      sql<number>`cast(m.created_at / 86400000 as integer)`.as("day"),
+      "m.direction",
+      "m.status",
+      "m.sender",
+      "m.bot_outcome",
+      sql<string>`coalesce(cv.channel_id, '')`.as("channel_id"),
       sql<number>`count(*)`.as("n"),
     ])
-    .where("account_id", "=", accountId)
-    .where("created_at", ">=", from)
-    .where("created_at", "<", to)
-    .where("type", "=", "text")
-    .groupBy([sql`cast(created_at / 86400000 as integer)`, "direction", "status", "sender", "bot_outcome"])
+    .where("m.account_id", "=", accountId)
+    .where("m.created_at", ">=", from)
+    .where("m.created_at", "<", to)
+    .where("m.type", "=", "text")
+    .groupBy([
+      sql`cast(m.created_at / 86400000 as integer)`,
+      "m.direction",
+      "m.status",
+      "m.sender",
+      "m.bot_outcome",
+      sql`coalesce(cv.channel_id, '')`,
+    ])
     .execute();
   return rows.map((r) => ({ ...r, day: Number(r.day), n: Number(r.n) }));
 }

@@ -33,6 +33,14 @@ export interface IncomingResult {
   duplicate: boolean;
 }
 
+/** Where a built-in channel's message goes: its contact is known, its conversation is the channel's. */
+interface ChannelTarget {
+  contactId: string;
+  channelId: string;
+  /** The channel's campaign: new conversations and the message are routed to it. */
+  campaignId: string | null;
+}
+
 type PreparedMedia =
   | { kind: "stored"; contentType: string; size: number; sha256: string }
   | { kind: "url"; url: string; contentType: string };
@@ -40,9 +48,11 @@ type PreparedMedia =
 /** Thrown inside the transaction to roll it back when another request stored this messageSid first. */
 class DuplicateMessage extends Error {
   readonly messageId: string;
-  constructor(messageId: string) {
+  readonly conversationId: string;
+  constructor(messageId: string, conversationId: string) {
     super("duplicate messageSid");
     this.messageId = messageId;
+    this.conversationId = conversationId;
   }
 }
 
@@ -102,9 +112,64 @@ export async function acceptIncomingMessage(
   }
 
   const media = await prepareMedia(ctx, input);
+  const { messageId, duplicate } = await storeWithRetry(ctx, accountId, input, media, null);
+  return { messageId, duplicate };
+}
+
+/**
+ * An incoming message of a built-in channel (the widget, later the providers' webhooks), by the same
+ * rules as the custom channel's: in one transaction the (contact, channel) conversation is upserted
+ * (routed to the channel's campaign when new), the message inserted idempotently on `externalId` (a
+ * repeat answers the original id), and the bot job queued. `media` is a file the channel already
+ * sniffed and stored (messaging/media/store.ts), as prepareMedia does for an embedded one.
+ */
+export async function acceptChannelIncoming(
+  ctx: AppContext,
+  accountId: string,
+  m: ChannelTarget & {
+    externalId: string;
+    /** The contact's external id, stored as the message's from_id. */
+    fromId: string;
+    body: string;
+    /** An attachment the channel already checked (sniffed) and stored in the blob store. */
+    media?: { contentType: string; size: number; sha256: string } | null;
+  },
+): Promise<IncomingResult & { conversationId: string }> {
+  const known = await findMessageByExternalId(ctx.db.kysely, accountId, m.externalId);
+  if (known) return { messageId: known.id, conversationId: known.conversation_id, duplicate: true };
+  const input: IncomingMessage = {
+    messageSid: m.externalId,
+    fromId: m.fromId,
+    toId: m.channelId,
+    body: m.body,
+    type: "text",
+    status: "received",
+    channel: null,
+    campaignId: m.campaignId,
+    firstName: null,
+    lastName: null,
+    email: null,
+    reactionTo: null,
+    media: null,
+  };
+  const media: PreparedMedia | null = m.media ? { kind: "stored", ...m.media } : null;
+  return storeWithRetry(ctx, accountId, input, media, {
+    contactId: m.contactId,
+    channelId: m.channelId,
+    campaignId: m.campaignId,
+  });
+}
+
+async function storeWithRetry(
+  ctx: AppContext,
+  accountId: string,
+  input: IncomingMessage,
+  media: PreparedMedia | null,
+  target: ChannelTarget | null,
+): Promise<IncomingResult & { conversationId: string }> {
   for (let round = 1; ; round++) {
     try {
-      return await storeIncoming(ctx, accountId, input, media);
+      return await storeIncoming(ctx, accountId, input, media, target);
     } catch (err) {
       // A unique index that decided against this transaction (a contact or conversation created by a
       // concurrent request): the transaction is rolled back and replayed, and now finds those rows.
@@ -123,30 +188,34 @@ async function storeIncoming(
   accountId: string,
   input: IncomingMessage,
   media: PreparedMedia | null,
-): Promise<IncomingResult> {
+  target: ChannelTarget | null,
+): Promise<IncomingResult & { conversationId: string }> {
   const now = Date.now();
   const messageId = newId("message");
   try {
     // db.write: committed (fsynced) before we answer; on SQLite concurrent requests share the commit.
-    await ctx.db.write(async (trx) => {
-      // A known sender is one indexed look-up; the phone is parsed only for a new contact.
-      const contact =
-        (await findContactByExternalId(trx, accountId, input.fromId)) ??
-        (
-          await findOrCreateContactByExternalId(trx, accountId, {
-            externalId: input.fromId,
-            phone: toE164(input.fromId),
-            firstName: input.firstName,
-            lastName: input.lastName,
-            email: input.email,
-          })
-        ).contact;
+    return await ctx.db.write(async (trx) => {
+      // A known sender is one indexed look-up; the phone is parsed only for a new contact. A built-in
+      // channel names its contact itself.
+      const contact = target
+        ? { id: target.contactId }
+        : ((await findContactByExternalId(trx, accountId, input.fromId)) ??
+          (
+            await findOrCreateContactByExternalId(trx, accountId, {
+              externalId: input.fromId,
+              phone: toE164(input.fromId),
+              firstName: input.firstName,
+              lastName: input.lastName,
+              email: input.email,
+            })
+          ).contact);
       const conversationId = await upsertConversationForMessage(
         trx,
         accountId,
         contact.id,
         input.channel,
         now,
+        target ? { channelId: target.channelId, campaignId: target.campaignId } : undefined,
       );
       const reactionTarget =
         input.type === "reaction" && input.reactionTo
@@ -186,7 +255,7 @@ async function storeIncoming(
         // A concurrent request with the same messageSid committed first (the unique index decided).
         const winner = await findMessageByExternalId(trx, accountId, input.messageSid);
         if (!winner) throw new Error("message insert conflicted but no row holds its messageSid");
-        throw new DuplicateMessage(winner.id);
+        throw new DuplicateMessage(winner.id, winner.conversation_id);
       }
       const jobs: JobInput[] = [];
       if (media?.kind === "url") {
@@ -195,12 +264,14 @@ async function storeIncoming(
       // Reactions are shown, never answered.
       if (input.type === "text") jobs.push(botReplyJob.create({ messageId }, { accountId }));
       await enqueueJobs(trx, jobs);
+      return { messageId, conversationId, duplicate: false };
     });
   } catch (err) {
-    if (err instanceof DuplicateMessage) return { messageId: err.messageId, duplicate: true };
+    if (err instanceof DuplicateMessage) {
+      return { messageId: err.messageId, conversationId: err.conversationId, duplicate: true };
+    }
     throw err;
   }
-  return { messageId, duplicate: false };
 }
 
 export async function getMessage(ctx: AppContext, accountId: string, messageId: string) {

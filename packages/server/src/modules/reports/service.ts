@@ -6,6 +6,7 @@
 // dashboard_days; only the last days are counted live. The dashboard's cost therefore does not grow
 // with the account's history.
 import type { AppContext } from "../../context.ts";
+import { listAllChannels } from "../channels/repo.ts";
 import { countWaitingForPerson } from "../conversations/repo.ts";
 import { botSpendByDay } from "../credits/repo.ts";
 import { messageCountsByDay } from "../messaging/repo.ts";
@@ -28,6 +29,45 @@ export interface DayFigures {
   botFallbacks: number;
   /** Credits the bot used (credits, two decimals). */
   creditsUsed: number;
+  /**
+   * The message figures split by channel ('' = the custom channel, else a channel id). Days cached
+   * before channels existed lack it: all their messages were on the custom channel.
+   */
+  channels?: Record<string, ChannelFigures>;
+}
+
+export interface ChannelFigures {
+  inbound: number;
+  outbound: number;
+  sent: number;
+  failed: number;
+  botAnswers: number;
+  botFallbacks: number;
+}
+
+const NO_CHANNEL_FIGURES: ChannelFigures = {
+  inbound: 0,
+  outbound: 0,
+  sent: 0,
+  failed: 0,
+  botAnswers: 0,
+  botFallbacks: 0,
+};
+
+function addFigures(into: ChannelFigures, f: ChannelFigures): void {
+  into.inbound += f.inbound;
+  into.outbound += f.outbound;
+  into.sent += f.sent;
+  into.failed += f.failed;
+  into.botAnswers += f.botAnswers;
+  into.botFallbacks += f.botFallbacks;
+}
+
+/** A day's figures by channel (a day cached before channels: all of it on the custom channel). */
+function channelsOf(f: DayFigures): Record<string, ChannelFigures> {
+  if (f.channels) return f.channels;
+  const { inbound, outbound, sent, failed, botAnswers, botFallbacks } = f;
+  return { "": { inbound, outbound, sent, failed, botAnswers, botFallbacks } };
 }
 
 const EMPTY: DayFigures = {
@@ -47,7 +87,7 @@ async function computeDays(
   toDay: number,
 ): Promise<Map<number, DayFigures>> {
   const figures = new Map<number, DayFigures>();
-  for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY });
+  for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY, channels: {} });
   if (toDay <= fromDay) return figures;
   const [counts, spend] = await Promise.all([
     messageCountsByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
@@ -56,14 +96,21 @@ async function computeDays(
   for (const r of counts) {
     const f = figures.get(r.day);
     if (!f) continue;
-    if (r.direction === "inbound") f.inbound += r.n;
+    const c = { ...NO_CHANNEL_FIGURES };
+    if (r.direction === "inbound") c.inbound += r.n;
     else {
-      f.outbound += r.n;
-      if (r.status === "sent") f.sent += r.n;
-      if (r.status === "failed") f.failed += r.n;
-      if (r.sender === "bot" && r.bot_outcome === "answer") f.botAnswers += r.n;
-      if (r.sender === "bot" && r.bot_outcome === "fallback") f.botFallbacks += r.n;
+      c.outbound += r.n;
+      if (r.status === "sent") c.sent += r.n;
+      if (r.status === "failed") c.failed += r.n;
+      if (r.sender === "bot" && r.bot_outcome === "answer") c.botAnswers += r.n;
+      if (r.sender === "bot" && r.bot_outcome === "fallback") c.botFallbacks += r.n;
     }
+    addFigures(f, c);
+    const channels = f.channels ?? {};
+    f.channels = channels;
+    const split = channels[r.channel_id] ?? { ...NO_CHANNEL_FIGURES };
+    channels[r.channel_id] = split;
+    addFigures(split, c);
   }
   for (const s of spend) {
     const f = figures.get(s.day);
@@ -111,12 +158,18 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
   }
   const live = await liveDays(ctx, accountId, Math.max(first, settledBefore), today + 1, now);
   const series = [];
+  const perChannel = new Map<string, ChannelFigures>([["", { ...NO_CHANNEL_FIGURES }]]);
   for (let d = first; d <= today; d++) {
     const stored = cached.get(d);
     const f = stored
       ? ({ ...EMPTY, ...(JSON.parse(stored) as DayFigures) } as DayFigures)
       : (computed.get(d) ?? live.get(d) ?? EMPTY);
-    series.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...f });
+    for (const [channelId, c] of Object.entries(channelsOf(f))) {
+      if (!perChannel.has(channelId)) perChannel.set(channelId, { ...NO_CHANNEL_FIGURES });
+      addFigures(perChannel.get(channelId)!, c);
+    }
+    const { channels: _split, ...day } = f;
+    series.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...day });
   }
   const total = series.reduce(
     (t, d) => ({
@@ -138,5 +191,23 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
       deliverySuccessRate: delivered === 0 ? null : Math.round((total.sent / delivered) * 1000) / 10,
     },
     waitingForPerson: await countWaitingForPerson(ctx.db.kysely, accountId),
+    byChannel: await byChannel(ctx, accountId, perChannel),
   };
+}
+
+/**
+ * The period's figures per channel: the custom channel first, then every channel of the account (with
+ * zeros when quiet), then deleted channels that still had messages (type and name null).
+ */
+async function byChannel(ctx: AppContext, accountId: string, perChannel: Map<string, ChannelFigures>) {
+  const channels = await listAllChannels(ctx.db.kysely, accountId);
+  const known = new Set(channels.map((c) => c.id));
+  const of = (id: string) => perChannel.get(id) ?? { ...NO_CHANNEL_FIGURES };
+  return [
+    { channelId: null, channelType: "custom", name: null, ...of("") },
+    ...channels.map((c) => ({ channelId: c.id, channelType: c.type, name: c.name, ...of(c.id) })),
+    ...[...perChannel.keys()]
+      .filter((id) => id !== "" && !known.has(id))
+      .map((id) => ({ channelId: id, channelType: null, name: null, ...of(id) })),
+  ];
 }

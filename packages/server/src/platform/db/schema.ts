@@ -288,6 +288,8 @@ export interface Database {
   credit_transactions: CreditTransactionsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  channels: ChannelsTable;
+  widget_visitors: WidgetVisitorsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -305,6 +307,8 @@ export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type CreditTransactionRow = Selectable<CreditTransactionsTable>;
 export type EventRow = Selectable<EventsTable>;
+export type ChannelRow = Selectable<ChannelsTable>;
+export type WidgetVisitorRow = Selectable<WidgetVisitorsTable>;
 
 /** A finished day's dashboard figures for an account (JSON), computed once. */
 export interface DashboardDaysTable {

@@ -1,0 +1,66 @@
+// /app/api for channels (Settings → Channels): the same JSON as /v1/channels, behind a session. Every
+// role may read (agents see which channel a conversation came from); owners and admins change them.
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { PageQuery } from "../../platform/pagination.ts";
+import { requireManager } from "../accounts/team.ts";
+import { ChannelParams, CreateChannelBody, UpdateChannelBody } from "../channels/schemas.ts";
+import {
+  createChannel,
+  deleteChannel,
+  getChannel,
+  pageChannels,
+  updateChannel,
+} from "../channels/service.ts";
+import type { SessionRoute } from "./routes.ts";
+import { sessionOf } from "./session.ts";
+
+const TAGS = ["app"];
+
+export function appChannelRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  app.get(
+    "/app/api/channels",
+    { ...session, schema: { operationId: "appListChannels", tags: TAGS, querystring: PageQuery } },
+    async (request) => pageChannels(ctx, sessionOf(request).account.id, request.query),
+  );
+
+  app.post(
+    "/app/api/channels",
+    { ...session, schema: { operationId: "appCreateChannel", tags: TAGS, body: CreateChannelBody } },
+    async (request, reply) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return reply.code(201).send(await createChannel(ctx, info.account.id, request.body));
+    },
+  );
+
+  app.get(
+    "/app/api/channels/:channelId",
+    { ...session, schema: { operationId: "appGetChannel", tags: TAGS, params: ChannelParams } },
+    async (request) => getChannel(ctx, sessionOf(request).account.id, request.params.channelId),
+  );
+
+  app.patch(
+    "/app/api/channels/:channelId",
+    {
+      ...session,
+      schema: { operationId: "appUpdateChannel", tags: TAGS, params: ChannelParams, body: UpdateChannelBody },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return updateChannel(ctx, info.account.id, request.params.channelId, request.body);
+    },
+  );
+
+  app.delete(
+    "/app/api/channels/:channelId",
+    { ...session, schema: { operationId: "appDeleteChannel", tags: TAGS, params: ChannelParams } },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      await deleteChannel(ctx, info.account.id, request.params.channelId);
+      return { success: true as const, channelId: request.params.channelId };
+    },
+  );
+}

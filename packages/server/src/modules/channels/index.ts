@@ -1,0 +1,17 @@
+// Built-in channels (DESIGN.md section 9): the channel model and API, and the web chat widget.
+// Outbound messages of a built-in channel's conversations go through its adapter in the delivery job.
+import type { Module } from "../../context.ts";
+import { channelRoutes } from "./routes.ts";
+import { secretBox } from "./service.ts";
+
+export const channelsModule: Module = {
+  name: "channels",
+  async routes(app, ctx) {
+    // The secret key is read (or generated into DATA_DIR) at start, not at the first channel.
+    secretBox(ctx);
+    channelRoutes(app, ctx);
+  },
+  jobs(_worker, ctx) {
+    secretBox(ctx);
+  },
+};

@@ -1,0 +1,85 @@
+// Delivery of an outbound message whose conversation belongs to a built-in channel: the same job,
+// attempt log, outcome (Sent/Failed with the error), retry schedule and Resend as webhook delivery,
+// but the attempt is the channel adapter's `send` instead of the signed POST to the custom webhook.
+import { performance } from "node:perf_hooks";
+import type { AppContext } from "../../context.ts";
+import type { MessageRow } from "../../platform/db/schema.ts";
+import type { JobContext, JobResult } from "../../platform/jobs.ts";
+import { conversationChanged } from "../../platform/live.ts";
+import type { SendOutcome } from "../channels/adapters/types.ts";
+import { channelForDelivery } from "../channels/service.ts";
+import { findConversationById } from "../conversations/repo.ts";
+import { setDeliveryOutcome } from "../messaging/repo.ts";
+import type { AttemptResult } from "./attempt.ts";
+import { attemptRowOf, nextAttemptAt, outcomeOf } from "./deliver.ts";
+import * as repo from "./repo.ts";
+
+/** What an attempt row shows as the destination of a channel's attempt (no URL: the channel). */
+export function channelDestination(channelId: string, type: string | null): string {
+  return `channel:${type ?? "deleted"}/${channelId}`;
+}
+
+function failure(errorClass: string, message: string, retryable: boolean): SendOutcome {
+  return { ok: false, retryable, errorClass, message };
+}
+
+/** One attempt through the conversation's channel, recorded like a webhook attempt. */
+export async function deliverThroughChannel(
+  ctx: AppContext,
+  accountId: string,
+  m: MessageRow,
+  channelId: string,
+  trigger: "scheduled" | "manual",
+  job: JobContext,
+): Promise<JobResult> {
+  const db = ctx.db.kysely;
+  const [found, conversation, previous] = await Promise.all([
+    channelForDelivery(ctx, accountId, channelId),
+    findConversationById(db, accountId, m.conversation_id),
+    repo.countAttempts(db, accountId, { message_id: m.id, event_id: null }),
+  ]);
+  const attemptedAt = Date.now();
+  const started = performance.now();
+  let outcome: SendOutcome;
+  if (!found || !conversation) {
+    outcome = failure("channel_deleted", "The conversation's channel was deleted; it cannot be sent", false);
+  } else if (found.channel.status === "paused") {
+    outcome = failure("channel_paused", "The channel is paused; resume it, then resend the message", false);
+  } else {
+    try {
+      outcome = await found.adapter.send(ctx, found.channel, m, conversation);
+    } catch (err) {
+      outcome = failure("channel_error", err instanceof Error ? err.message : String(err), true);
+    }
+  }
+  const result: AttemptResult = {
+    ok: outcome.ok,
+    attemptedAt,
+    durationMs: Math.round(performance.now() - started),
+    statusCode: outcome.ok ? null : (outcome.statusCode ?? null),
+    errorClass: outcome.ok ? null : outcome.errorClass,
+    errorMessage: outcome.ok ? null : outcome.message,
+    responseBody: null,
+    retryAfterMs: null,
+  };
+  const at = Date.now();
+  const retryAt = outcome.ok || !outcome.retryable ? null : nextAttemptAt(ctx, job, result);
+  const destination = channelDestination(channelId, found?.channel.type ?? null);
+  await ctx.db.write(async (trx) => {
+    await repo.insertAttempt(trx, accountId, {
+      message_id: m.id,
+      event_id: null,
+      ...attemptRowOf(result, { url: destination, number: previous + 1, trigger, nextAttemptAt: retryAt }),
+    });
+    if (result.ok) await job.finishIn(trx);
+    await setDeliveryOutcome(trx, accountId, m.id, outcomeOf(result, at));
+    // The inbox (and the widget's visitor stream) hear of Sent / Failed on commit.
+    conversationChanged(trx, accountId, m.conversation_id);
+  });
+  if (result.ok) return undefined;
+  job.log.info(
+    { messageId: m.id, channelId, errorClass: result.errorClass },
+    "channel delivery attempt failed",
+  );
+  return retryAt === null ? undefined : { retryAt, error: `${result.errorClass}: ${result.errorMessage}` };
+}
