@@ -41,6 +41,11 @@ export interface Config {
    * `all` accounts, or `off`.
    */
   botMetering: BotMetering;
+  /**
+   * The key that encrypts channel secrets at rest (PARLEY_SECRET_KEY: 32 bytes as base64 or 64 hex
+   * characters); null: a key generated into DATA_DIR/secret.key on first start is used.
+   */
+  secretKey: Buffer | null;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -219,8 +224,6 @@ export function loadConfig(env: Env = process.env): Config {
     outgoingMaxPerMinute: int(env, "OUTGOING_MAX_PER_MINUTE", 6000, 1, 1_000_000),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
     authFailuresPerMinute: int(env, "AUTH_FAILURES_PER_MINUTE", 30, 1, 10_000_000),
-    widgetRequestsPerMinute: int(env, "WIDGET_REQUESTS_PER_MINUTE", 300, 1, 10_000_000),
-    widgetMessagesPerMinute: int(env, "WIDGET_MESSAGES_PER_MINUTE", 20, 1, 10_000_000),
     logLevel,
     llm: {
       baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),
@@ -229,5 +232,6 @@ export function loadConfig(env: Env = process.env): Config {
     },
     botReplyCost,
     botMetering,
+    secretKey: secretKey(env, "PARLEY_SECRET_KEY"),
   };
 }

@@ -152,6 +152,38 @@ export interface ConversationsTable {
   assignee_id: string | null;
   /** When someone last opened it in the inbox (inbound messages after it are unread). */
   last_read_at: Generated<number>;
+  /** '' for the custom channel (the spec's webhook), else the built-in channel's id (`ch_…`). */
+  channel_id: Generated<string>;
+}
+
+export type ChannelType = "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+export type ChannelStatus = "active" | "paused" | "error";
+
+export interface ChannelsTable {
+  id: string;
+  account_id: string;
+  type: ChannelType;
+  name: string;
+  status: ChannelStatus;
+  last_error: string | null;
+  campaign_id: string | null;
+  /** JSON: the non-secret settings. */
+  config: string;
+  /** AES-256-GCM ciphertext (platform/secrets.ts) of a JSON object of the secret settings. */
+  secrets: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WidgetVisitorsTable {
+  id: string;
+  account_id: string;
+  channel_id: string;
+  contact_id: string;
+  /** SHA-256 (hex) of the visitor token; the token itself is never stored. */
+  token_hash: string;
+  created_at: number;
+  last_seen_at: number;
 }
 
 export interface MessagesTable {
