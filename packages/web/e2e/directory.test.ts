@@ -250,10 +250,13 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await table.getByText("lin@example.com").waitFor();
     // The guess: Mobile is the phone.
     expect(await dialog.getByRole("combobox", { name: "Mobile" }).inputValue()).toBe("Phone");
+    // Existing contacts keep what they have unless told otherwise.
+    expect(await dialog.getByRole("radio", { name: "Fill empty fields only" }).isChecked()).toBe(true);
+    await screenshot(page, "import-options", { fullPage: false });
     await expectAccessible(page, "import preview");
     await dialog.getByRole("button", { name: "Start import" }).click();
     await dialog.getByText("Import finished: 4 of 4 rows").waitFor();
-    await dialog.getByText("Created 3, updated 0, rejected 1").waitFor();
+    await dialog.getByText("Created 3, updated 0, unchanged 0, rejected 1").waitFor();
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       dialog.getByRole("link", { name: /Download the rejected rows/ }).click(),

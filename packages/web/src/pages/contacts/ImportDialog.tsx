@@ -6,10 +6,12 @@ import {
   Group,
   Modal,
   Progress,
+  SegmentedControl,
   Select,
   Stack,
   Table,
   Text,
+  TextInput,
 } from "@mantine/core";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -23,7 +25,7 @@ const FIELDS = [
   { value: "phone", label: "Phone" },
   { value: "email", label: "Email" },
   { value: "externalId", label: "Custom channel id" },
-  { value: "labels", label: "Labels (split on ; or |)" },
+  { value: "labels", label: "Labels (split on , ; or |)" },
 ];
 
 interface Preview {
@@ -40,6 +42,7 @@ interface ImportState {
   done: number;
   created: number;
   updated: number;
+  unchanged: number;
   rejected: number;
   error: string | null;
 }
@@ -50,6 +53,8 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
   const [file, setFile] = useState<File | null>(null);
   const [mapping, setMapping] = useState<Record<string, string>>({});
   const [listId, setListId] = useState<string | null>(null);
+  const [mode, setMode] = useState<"fill" | "overwrite">("fill");
+  const [country, setCountry] = useState("");
   const [importId, setImportId] = useState<string | null>(null);
   const lists = useQuery({
     queryKey: ["lists", "all"],
@@ -69,6 +74,8 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
       const query = new URLSearchParams({ fileName: file?.name ?? "contacts.csv" });
       if (map) query.set("map", map);
       if (listId) query.set("listId", listId);
+      query.set("mode", mode);
+      if (country.trim()) query.set("defaultCountry", country.trim().toUpperCase());
       return api<ImportState>("POST", `/imports?${query}`, new CsvBody(file as File));
     },
     onSuccess: (imp) => setImportId(imp.importId),
@@ -87,6 +94,8 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
     setFile(null);
     setMapping({});
     setListId(null);
+    setMode("fill");
+    setCountry("");
     setImportId(null);
     preview.reset();
     start.reset();
@@ -173,6 +182,35 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
                   clearButtonProps={{ "aria-label": "No list" }}
                   w={300}
                 />
+                <Stack gap={4}>
+                  <Text size="sm" fw={500} id="import-mode-label">
+                    Contacts that already exist
+                  </Text>
+                  <SegmentedControl
+                    aria-labelledby="import-mode-label"
+                    value={mode}
+                    onChange={(v) => setMode(v as "fill" | "overwrite")}
+                    data={[
+                      { value: "fill", label: "Fill empty fields only" },
+                      { value: "overwrite", label: "Overwrite with the file's values" },
+                    ]}
+                    w="fit-content"
+                  />
+                  <Text size="xs" c="dimmed">
+                    {mode === "fill"
+                      ? "A name or e-mail a contact already has is kept; labels are added."
+                      : "Names and e-mails are replaced by the file's; labels are added."}
+                  </Text>
+                </Stack>
+                <TextInput
+                  label="Country of numbers without a country code"
+                  description="Two letters, e.g. CA: (416) 555-0123 becomes +1 416 555 0123. Empty: such rows are rejected."
+                  placeholder="e.g. CA"
+                  value={country}
+                  onChange={(e) => setCountry(e.currentTarget.value.slice(0, 2))}
+                  maxLength={2}
+                  w={300}
+                />
                 {unmapped && (
                   <Text size="sm" c="red.9" role="alert">
                     Map a column to Phone, Email or Custom channel id: each contact needs one.
@@ -210,7 +248,8 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
             />
             {imp && (
               <Text size="sm">
-                Created {imp.created}, updated {imp.updated}, rejected {imp.rejected}
+                Created {imp.created}, updated {imp.updated}, unchanged {imp.unchanged}, rejected{" "}
+                {imp.rejected}
               </Text>
             )}
             {finished && imp.rejected > 0 && (
