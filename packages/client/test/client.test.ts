@@ -218,6 +218,31 @@ describe("Parley client against a real server", () => {
     expect(err.requestId).toMatch(/\S/);
   });
 
+  it("channels: create (a web widget with its snippet), list, get, update, delete; a bad config is a 400", async () => {
+    const ch = await parley.channels.create({
+      type: "web",
+      name: "Website",
+      config: { allowedOrigins: ["https://shop.example"] },
+    });
+    expect(ch).toMatchObject({ type: "web", name: "Website", status: "active", inboundUrl: null });
+    expect(ch.embedSnippet).toContain(`data-channel="${ch.id}"`);
+    expect((await parley.channels.list()).data.map((c) => c.id)).toContain(ch.id);
+    expect((await parley.channels.get(ch.id)).config).toMatchObject({
+      allowedOrigins: ["https://shop.example"],
+    });
+    const paused = await parley.channels.update(ch.id, { status: "paused", config: { color: "#0f766e" } });
+    expect(paused).toMatchObject({ status: "paused", config: { color: "#0f766e" } });
+    const bad = await parley.channels
+      .create({ type: "web", name: "x", config: { allowedOrigins: ["https://shop.example/path"] } })
+      .catch((e) => e);
+    expect(bad).toMatchObject({ status: 400, code: "INVALID_CHANNEL_CONFIG" });
+    expect(await parley.channels.delete(ch.id)).toEqual({ success: true, channelId: ch.id });
+    expect(await parley.channels.get(ch.id).catch((e) => e)).toMatchObject({
+      status: 404,
+      code: "CHANNEL_NOT_FOUND",
+    });
+  });
+
   it("campaigns: create, list, get, update, delete", async () => {
     const c = await parley.campaigns.create({ name: "Spring sale", keywords: ["spring"] });
     expect(c.name).toBe("Spring sale");
