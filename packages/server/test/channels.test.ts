@@ -542,6 +542,54 @@ describe("channels", () => {
       expect(await thread(convs[0]!.id)).toEqual(["hi on custom", "custom again"]);
     });
 
+    it("a contact's page links its most recently active conversation, whichever channel it is on", async () => {
+      const { acc, browser } = await ownerBrowser(t);
+      const custom = async (sid: string) => {
+        const res = await call(acc.apiKey, "POST", "/v1/incoming_custom_channel_message", {
+          customData: { messageSid: sid, fromId: "linked-1", toId: "biz", body: "on custom" },
+        });
+        expect(res.statusCode, res.body).toBe(200);
+      };
+      await custom("l-1");
+      const contactId = (
+        await t.parley.db.kysely
+          .selectFrom("contacts")
+          .select("id")
+          .where("account_id", "=", acc.accountId)
+          .where("external_id", "=", "linked-1")
+          .executeTakeFirstOrThrow()
+      ).id;
+      const ch = json<Channel>(await create(acc.apiKey, { type: "web", name: "Site", config: WEB_CONFIG }));
+      await new Promise((r) => setTimeout(r, 5));
+      const web = await acceptChannelMessage(t.parley.ctx, await channelRow(ch.id), {
+        contactId,
+        externalId: "web:l-2",
+        body: "on the widget",
+      });
+      const linked = async () => {
+        const one = json<{ conversationId: string | null }>(
+          await browser.req({ method: "GET", url: `/app/api/contacts/${contactId}` }),
+        ).conversationId;
+        const listed = json<Page<{ id: string; conversationId: string | null }>>(
+          await browser.req({ method: "GET", url: "/app/api/contacts" }),
+        ).data.find((c) => c.id === contactId)?.conversationId;
+        expect(listed).toBe(one);
+        return one;
+      };
+      expect(await linked()).toBe(web.conversationId);
+      await new Promise((r) => setTimeout(r, 5));
+      await custom("l-3");
+      const customConversation = (
+        await t.parley.db.kysely
+          .selectFrom("conversations")
+          .select("id")
+          .where("contact_id", "=", contactId)
+          .where("channel_id", "=", "")
+          .executeTakeFirstOrThrow()
+      ).id;
+      expect(await linked()).toBe(customConversation);
+    });
+
     it("a new web conversation is routed to the channel's campaign", async () => {
       const acc = await t.account();
       const campaign = json<{ id: string }>(

@@ -367,7 +367,10 @@ export async function deleteConversationsOfContact(
   return rows.map((r) => r.id);
 }
 
-/** The conversation of each of these contacts (a contact has one), by contact id. */
+/**
+ * Each of these contacts' most recently active conversation (a contact has one per channel it wrote
+ * on), by contact id.
+ */
 export async function conversationIdsOfContacts(
   db: Q,
   accountId: string,
@@ -379,6 +382,9 @@ export async function conversationIdsOfContacts(
     .select(["id", "contact_id"])
     .where("account_id", "=", accountId)
     .where("contact_id", "in", contactIds)
+    // The newest last: the map keeps each contact's most recent one.
+    .orderBy("last_message_at")
+    .orderBy("id")
     .execute();
   return new Map(rows.map((r) => [r.contact_id, r.id]));
 }
