@@ -560,7 +560,47 @@ async function importBench(database: "sqlite" | "postgres"): Promise<ImportResul
   };
 }
 
+interface WidgetResult {
+  database: "sqlite" | "postgres";
+  visitors: number;
+  seconds: number;
+  messages: number;
+  messagesPerSecond: number;
+  replies: number;
+  failed: number;
+  replyP50Ms: number;
+  replyP99Ms: number;
+}
+
+const WIDGET_VISITORS = Number(process.env.BENCH_WIDGET_VISITORS ?? 50);
+
+/** The chat widget: bench/widget-probe.ts in a child process (visitors chatting with the bot), its last line. */
+async function widgetBench(database: "sqlite" | "postgres"): Promise<WidgetResult> {
+  log(`widget: ${WIDGET_VISITORS} visitors for ${Math.min(SECONDS, 10)} s on ${database}`);
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  if (database === "postgres") env.DATABASE_URL = await freshPgDatabase("parley_bench_widget");
+  else delete env.DATABASE_URL;
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, "bench/widget-probe.ts"), String(WIDGET_VISITORS), String(Math.min(SECONDS, 10))],
+      { env, stdio: ["ignore", "pipe", "inherit"] },
+    );
+    let stdout = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`widget probe exited ${code}`)),
+    );
+  });
+  return {
+    database,
+    ...(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Omit<WidgetResult, "database">),
+  };
+}
+
 type SectionTimes = {
+  widget?: string | null;
   ingestion: string | null;
   drain: string | null;
   lookup: string | null;
@@ -577,6 +617,7 @@ function markdown(r: {
   lookup: LookupResult | null;
   inbox?: InboxResult[];
   import?: ImportResult[];
+  widget?: WidgetResult[];
 }): string {
   const t = r.sectionsRanAt;
   const when =
@@ -656,12 +697,24 @@ function markdown(r: {
       );
     }
   }
+  if (r.widget?.length) {
+    lines.push(
+      "",
+      `| chat widget (ran ${t.widget ?? "never"}) | visitors | messages/s into the inbox | send → bot answer on the stream p50 ms | p99 ms | failed |`,
+      "|---|---|---|---|---|---|",
+    );
+    for (const w of r.widget) {
+      lines.push(
+        `| ${w.database} | ${w.visitors} | **${w.messagesPerSecond}** | ${w.replyP50Ms} | **${w.replyP99Ms}** | ${w.failed} |`,
+      );
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
-const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import").split(",");
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import,widget").split(",");
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
@@ -676,12 +729,14 @@ const results = {
     lookup: ranAt,
     inbox: ranAt,
     import: ranAt,
+    widget: ranAt,
   } as SectionTimes,
   ingestion: [] as IngestionResult[],
   drain: [] as DrainResult[],
   lookup: null as LookupResult | null,
   inbox: [] as InboxResult[],
   import: [] as ImportResult[],
+  widget: [] as WidgetResult[],
 };
 /**
  * A PostgreSQL cluster of the bench's own (as .ci/run starts one): initdb into a temporary folder, on a
@@ -763,8 +818,9 @@ if (only.includes("drain")) for (const d of databases) results.drain.push(await 
 if (only.includes("lookup")) results.lookup = await lookups();
 if (only.includes("inbox")) for (const d of databases) results.inbox.push(await inbox(d));
 if (only.includes("import")) for (const d of databases) results.import.push(await importBench(d));
+if (only.includes("widget")) for (const d of databases) results.widget.push(await widgetBench(d));
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
-for (const section of ["ingestion", "drain", "lookup", "inbox", "import"] as const) {
+for (const section of ["ingestion", "drain", "lookup", "inbox", "import", "widget"] as const) {
   if (only.includes(section)) continue;
   results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
 }
@@ -774,6 +830,7 @@ if (previous) {
   if (!only.includes("lookup")) results.lookup = previous.lookup ?? null;
   if (!only.includes("inbox")) results.inbox = previous.inbox ?? [];
   if (!only.includes("import")) results.import = previous.import ?? [];
+  if (!only.includes("widget")) results.widget = previous.widget ?? [];
 }
 const md = markdown(results);
 process.stdout.write(md);

@@ -35,6 +35,17 @@ function sourceHash() {
   return hash.digest("hex");
 }
 
+// The chat widget (packages/widget -> packages/widget/dist/widget.js, served at /widget.js) first: it
+// is small, and it has its own source hash. `--widget-only` builds just it (the server tests).
+const widget = spawnSync(process.execPath, [path.resolve(web, "../widget/build.mjs")], {
+  stdio: ["ignore", process.stderr, process.stderr],
+});
+if (widget.status !== 0) {
+  console.error("parley: the chat widget failed to build (see above).");
+  process.exit(widget.status ?? 1);
+}
+if (process.argv.includes("--widget-only")) process.exit(0);
+
 const wanted = sourceHash();
 const current = fs.existsSync(stamp) ? fs.readFileSync(stamp, "utf8").trim() : null;
 if (current === wanted && fs.existsSync(path.join(dist, "index.html"))) process.exit(0);

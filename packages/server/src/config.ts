@@ -32,6 +32,10 @@ export interface Config {
   requestTimeoutMs: number;
   /** Invalid API keys one client address may send per minute before it is refused (429). */
   authFailuresPerMinute: number;
+  /** The chat widget's public endpoints: requests per client address per minute (all widget calls). */
+  widgetRequestsPerMinute: number;
+  /** The chat widget: messages (and attachments) one visitor may send per minute. */
+  widgetMessagesPerMinute: number;
   logLevel: LogLevel;
   llm: { baseUrl: string | null; apiKey: string | null; model: string | null };
   /** Credits (in whole credits) one bot reply costs, where metering applies. */
@@ -224,6 +228,8 @@ export function loadConfig(env: Env = process.env): Config {
     outgoingMaxPerMinute: int(env, "OUTGOING_MAX_PER_MINUTE", 6000, 1, 1_000_000),
     requestTimeoutMs: int(env, "REQUEST_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
     authFailuresPerMinute: int(env, "AUTH_FAILURES_PER_MINUTE", 30, 1, 10_000_000),
+    widgetRequestsPerMinute: int(env, "WIDGET_REQUESTS_PER_MINUTE", 300, 1, 10_000_000),
+    widgetMessagesPerMinute: int(env, "WIDGET_MESSAGES_PER_MINUTE", 20, 1, 10_000_000),
     logLevel,
     llm: {
       baseUrl: url(env, "LLM_BASE_URL", ["http:", "https:"]),

@@ -188,6 +188,23 @@ const APP_OPEN = new Set([
   "POST /app/api/invites/:token/accept",
 ]);
 
+/**
+ * The chat widget's public routes: no key, no session; each checks the page's Origin against the
+ * channel's allowedOrigins and a visitor token of that channel (widget.test.ts tests them in depth).
+ */
+const WIDGET_OPEN = new Set([
+  "GET /widget.js",
+  "OPTIONS /widget/v1/channels/:channelId/*",
+  "GET /widget/v1/channels/:channelId/config",
+  "POST /widget/v1/channels/:channelId/visitors",
+  "GET /widget/v1/channels/:channelId/messages",
+  "POST /widget/v1/channels/:channelId/messages",
+  "POST /widget/v1/channels/:channelId/attachments",
+  "POST /widget/v1/channels/:channelId/email",
+  "GET /widget/v1/channels/:channelId/messages/:messageId/attachment",
+  "GET /widget/v1/channels/:channelId/events",
+]);
+
 const fill = (url: string) => url.replace(/:[A-Za-z]+/g, "x");
 
 describe("route-security table", () => {
@@ -282,6 +299,23 @@ describe("route-security table", () => {
         const code = res.statusCode === 403 ? errorCode(res) : null;
         if (code !== "NOT_AGENCY") failures.push(`${route}: ${res.statusCode}`);
       }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("serves outside /v1 and /app/api only the widget's public routes, which answer nothing for an unknown channel", async () => {
+    const other = routes.filter((r) => !r.url.startsWith("/v1/") && !r.url.startsWith("/app/api/"));
+    expect(other.map((r) => `${r.method} ${r.url}`).filter((k) => !WIDGET_OPEN.has(k))).toEqual([]);
+    expect(other.filter((r) => r.auth !== "none")).toEqual([]);
+    const failures: string[] = [];
+    for (const r of other.filter((r) => r.url.startsWith("/widget/"))) {
+      const res = await t.inject({
+        method: r.method as "GET",
+        url: fill(r.url).replace("*", "messages"),
+        headers: { origin: "https://shop.example" },
+        ...(r.method === "POST" ? { payload: {} } : {}),
+      });
+      if (res.statusCode !== 404) failures.push(`${r.method} ${r.url}: ${res.statusCode}`);
     }
     expect(failures).toEqual([]);
   });

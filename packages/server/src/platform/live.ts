@@ -15,11 +15,23 @@ export interface LiveEvent {
 
 export type LiveListener = (event: LiveEvent) => void;
 
+/**
+ * The chat widget's visitor streams: events of one conversation only, on their own NOTIFY channel
+ * (never the inbox's per-account one): a person typing in the inbox, a new message to re-read.
+ */
+export type VisitorEvent = { type: "typing" } | { type: "message" };
+export type VisitorListener = (event: VisitorEvent) => void;
+export const VISITOR_CHANNEL = "parley_visitor";
+
 export interface Live {
   /** Call after the change is committed; never throws, never waits for the listeners. */
   publish(accountId: string, event: LiveEvent): void;
   /** Returns the unsubscribe. */
   subscribe(accountId: string, listener: LiveListener): () => void;
+  /** To the widget streams of one conversation (any API node); never throws. */
+  publishVisitor(conversationId: string, event: VisitorEvent): void;
+  /** Returns the unsubscribe. */
+  subscribeVisitor(conversationId: string, listener: VisitorListener): () => void;
   /** Sessions of the account ended (call after the commit): its streams on every node re-check theirs. */
   publishSessionsEnded(accountId: string): void;
   /** Returns the unsubscribe. */
@@ -84,14 +96,18 @@ class LocalHub<E = LiveEvent> {
 /** SQLite (or no shared database): subscribers in this process only. */
 export function inProcessLive(): Live {
   const hub = new LocalHub();
+  const visitors = new LocalHub<VisitorEvent>();
   const sessions = new LocalHub<SessionsEnded>();
   return {
     publish: (accountId, event) => queueMicrotask(() => hub.emit(accountId, event)),
     subscribe: (accountId, listener) => hub.on(accountId, listener),
+    publishVisitor: (conversationId, event) => queueMicrotask(() => visitors.emit(conversationId, event)),
+    subscribeVisitor: (conversationId, listener) => visitors.on(conversationId, listener),
     publishSessionsEnded: (accountId) => queueMicrotask(() => sessions.emit(accountId, { accountId })),
     subscribeSessionsEnded: (accountId, listener) => sessions.on(accountId, listener),
     close: async () => {
       hub.clear();
+      visitors.clear();
       sessions.clear();
     },
   };
@@ -119,7 +135,16 @@ export function postgresLive(
     }
     return payloads.map(() => undefined);
   });
+  const visitors = new LocalHub<VisitorEvent>();
   const sessions = new LocalHub<SessionsEnded>();
+  const visitorNotifier = new Batcher<string, undefined>(async (payloads) => {
+    try {
+      await notify(VISITOR_CHANNEL, payloads);
+    } catch (err) {
+      onError(err);
+    }
+    return payloads.map(() => undefined);
+  });
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
@@ -132,6 +157,15 @@ export function postgresLive(
     if (closed) return;
     const c = new pg.Client({ connectionString: databaseUrl });
     c.on("notification", (msg) => {
+      if (msg.channel === VISITOR_CHANNEL && msg.payload) {
+        try {
+          const { v, t, o } = JSON.parse(msg.payload) as { v: string; t: string; o?: string };
+          // This node's own events were handed to its subscribers when published.
+          if (o === origin || typeof v !== "string") return;
+          if (t === "typing" || t === "message") visitors.emit(v, { type: t });
+        } catch {}
+        return;
+      }
       if (msg.channel !== LIVE_CHANNEL || !msg.payload) return;
       try {
         const {
@@ -159,6 +193,7 @@ export function postgresLive(
     try {
       await c.connect();
       await c.query(`listen ${LIVE_CHANNEL}`);
+      await c.query(`listen ${VISITOR_CHANNEL}`);
       if (closed) {
         await c.end().catch(() => {});
         return;
@@ -184,6 +219,13 @@ export function postgresLive(
       void notifier.submit(JSON.stringify({ a: accountId, c: event.conversationId, o: origin, k }));
     },
     subscribe: (accountId, listener) => hub.on(accountId, listener),
+    publishVisitor(conversationId, event) {
+      if (closed) return;
+      // Delivered here at once (visitors connected to this node), and to the other nodes by NOTIFY.
+      queueMicrotask(() => visitors.emit(conversationId, event));
+      void visitorNotifier.submit(JSON.stringify({ v: conversationId, t: event.type, o: origin }));
+    },
+    subscribeVisitor: (conversationId, listener) => visitors.on(conversationId, listener),
     publishSessionsEnded(accountId) {
       if (closed) return;
       // Here at once, and to the other nodes by NOTIFY on the live channel.
@@ -195,6 +237,7 @@ export function postgresLive(
       closed = true;
       listening = false;
       hub.clear();
+      visitors.clear();
       sessions.clear();
       await client?.end().catch(() => {});
     },

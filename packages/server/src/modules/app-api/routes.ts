@@ -77,6 +77,7 @@ import {
   sessionOf,
   setSessionCookie,
 } from "./session.ts";
+import { typingRoutes } from "./typing-routes.ts";
 import { conversationsJson, messagesJson, threadJson } from "./views.ts";
 
 const TAGS = ["app"];
@@ -575,4 +576,6 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   importRoutes(app, ctx, session);
   // Settings → Channels.
   appChannelRoutes(app, ctx, session);
+  // The chat widget: "a person is typing" to the conversation's visitor.
+  typingRoutes(app, ctx, session);
 }
