@@ -307,6 +307,18 @@ describe("channels", () => {
       expect(json<Channel>(cleared).campaignId).toBeNull();
     });
 
+    it("a deleted campaign is forgotten by the channels routed to it", async () => {
+      const acc = await t.account();
+      const campaign = json<{ id: string }>(
+        await call(acc.apiKey, "POST", "/v1/campaigns", { name: "Gone" }),
+      ).id;
+      const ch = json<Channel>(
+        await create(acc.apiKey, { type: "web", name: "w", config: WEB_CONFIG, campaignId: campaign }),
+      );
+      expect((await call(acc.apiKey, "DELETE", `/v1/campaigns/${campaign}`)).statusCode).toBe(200);
+      expect(json<Channel>(await call(acc.apiKey, "GET", `/v1/channels/${ch.id}`)).campaignId).toBeNull();
+    });
+
     it("the web app's twins: every role reads, only owners and admins change", async () => {
       const { acc, browser: owner } = await ownerBrowser(t);
       const created = await owner.req({

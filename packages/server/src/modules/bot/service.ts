@@ -6,6 +6,7 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
+import { forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
@@ -345,6 +346,8 @@ export async function deleteCampaign(db: Db, accountId: string, campaignId: stri
     }
     await repo.deleteCampaign(trx, accountId, campaignId);
     await forgetCampaign(trx, accountId, campaignId);
+    // A channel routed to it routes nowhere in particular again (the account's routing decides).
+    await forgetChannelCampaign(trx, accountId, campaignId);
   });
 }
 
