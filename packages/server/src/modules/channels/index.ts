@@ -3,6 +3,7 @@
 import type { Module } from "../../context.ts";
 import { channelRoutes } from "./routes.ts";
 import { secretBox } from "./service.ts";
+import { widgetRoutes } from "./widget-routes.ts";
 
 export const channelsModule: Module = {
   name: "channels",
@@ -10,6 +11,8 @@ export const channelsModule: Module = {
     // The secret key is read (or generated into DATA_DIR) at start, not at the first channel.
     secretBox(ctx);
     channelRoutes(app, ctx);
+    // The widget's public endpoints and /widget.js.
+    await widgetRoutes(app, ctx);
   },
   jobs(_worker, ctx) {
     secretBox(ctx);
