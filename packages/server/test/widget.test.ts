@@ -506,7 +506,10 @@ describe(`the widget's public endpoints (${DIALECT})`, () => {
           .where("external_id", "=", `web:${visitorId}`)
           .executeTakeFirstOrThrow()
       ).email;
-    const bad = await widget(asks.channelId, "POST", "/email", { token: v.visitorToken, payload: { email: "nope" } });
+    const bad = await widget(asks.channelId, "POST", "/email", {
+      token: v.visitorToken,
+      payload: { email: "nope" },
+    });
     expect(bad.statusCode).toBe(400);
     expect(errorCode(bad)).toBe("INVALID_EMAIL");
     expect(await contactEmail(asks.accountId, v.visitorId)).toBeNull();
