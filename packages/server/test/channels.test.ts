@@ -670,6 +670,29 @@ describe("channels", () => {
         expect.objectContaining({ channelId: ch.id, channelType: "web", name: "Site", inbound: 2 }),
       ]);
       expect(body.days[0]).not.toHaveProperty("channels");
+
+      // An account without built-in channels: everything on the custom channel (counted without
+      // reading conversations).
+      const { acc: plain, browser: plainBrowser } = await ownerBrowser(t);
+      await call(plain.apiKey, "POST", "/v1/incoming_custom_channel_message", {
+        customData: { messageSid: "p-1", fromId: "plain-1", toId: "biz", body: "custom" },
+      });
+      const plainBody = json<{ byChannel: unknown[] }>(
+        await plainBrowser.req({ method: "GET", url: "/app/api/dashboard?days=1" }),
+      );
+      expect(plainBody.byChannel).toEqual([
+        {
+          channelId: null,
+          channelType: "custom",
+          name: null,
+          inbound: 1,
+          outbound: 0,
+          sent: 0,
+          failed: 0,
+          botAnswers: 0,
+          botFallbacks: 0,
+        },
+      ]);
     });
   });
 

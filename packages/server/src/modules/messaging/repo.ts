@@ -295,14 +295,17 @@ export async function blobInUse(db: Q, sha256: string): Promise<boolean> {
 
 /**
  * Message counts of an account between two times, by UTC day (86,400,000 ms, written as a literal so
- * PostgreSQL sees one expression in SELECT and GROUP BY), kind and channel (the conversation's
- * channel_id: '' for the custom channel) (messages_account_time_idx, then each conversation by key).
+ * PostgreSQL sees one expression in SELECT and GROUP BY) and kind (messages_account_time_idx). With
+ * `byChannel`, also by the conversation's channel (channel_id: '' for the custom channel; each
+ * conversation read by its key); without it (an account with no built-in channel) every row is the
+ * custom channel's and no conversation is read.
  */
 export async function messageCountsByDay(
   db: Q,
   accountId: string,
   from: number,
   to: number,
+  byChannel = false,
 ): Promise<
   Array<{
     day: number;
@@ -314,18 +317,22 @@ export async function messageCountsByDay(
     n: number;
   }>
 > {
-  const rows = await db
-    .selectFrom("messages as m")
-    .leftJoin("conversations as cv", (j) =>
+  const day = sql<number>`cast(m.created_at / 86400000 as integer)`;
+  const channel = byChannel ? sql<string>`coalesce(cv.channel_id, '')` : sql<string>`''`;
+  let q = db.selectFrom("messages as m");
+  if (byChannel) {
+    q = q.leftJoin("conversations as cv", (j) =>
       j.onRef("cv.id", "=", "m.conversation_id").onRef("cv.account_id", "=", "m.account_id"),
-    )
+    ) as unknown as typeof q;
+  }
+  const rows = await q
     .select([
-      sql<number>`cast(m.created_at / 86400000 as integer)`.as("day"),
+      day.as("day"),
       "m.direction",
       "m.status",
       "m.sender",
       "m.bot_outcome",
-      sql<string>`coalesce(cv.channel_id, '')`.as("channel_id"),
+      channel.as("channel_id"),
       sql<number>`count(*)`.as("n"),
     ])
     .where("m.account_id", "=", accountId)
@@ -338,7 +345,7 @@ export async function messageCountsByDay(
       "m.status",
       "m.sender",
       "m.bot_outcome",
-      sql`coalesce(cv.channel_id, '')`,
+      ...(byChannel ? [sql`coalesce(cv.channel_id, '')`] : []),
     ])
     .execute();
   return rows.map((r) => ({ ...r, day: Number(r.day), n: Number(r.n) }));

@@ -89,8 +89,12 @@ async function computeDays(
   const figures = new Map<number, DayFigures>();
   for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY, channels: {} });
   if (toDay <= fromDay) return figures;
+  // An account without built-in channels (most) is counted without reading conversations; its
+  // messages are all the custom channel's (except those of channels deleted since, which then count
+  // as custom too).
+  const split = (await listAllChannels(ctx.db.kysely, accountId)).length > 0;
   const [counts, spend] = await Promise.all([
-    messageCountsByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
+    messageCountsByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS, split),
     botSpendByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
   ]);
   for (const r of counts) {
