@@ -82,6 +82,34 @@ export async function listVisibleMessages(
   return rows.reverse() as WidgetMessageRow[];
 }
 
+/** One message of the conversation as the widget shows it (the visitor's just-stored message). */
+export async function findVisibleMessage(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  messageId: string,
+): Promise<WidgetMessageRow | undefined> {
+  const row = await db
+    .selectFrom("messages")
+    .select([
+      "id",
+      "direction",
+      "sender",
+      "body",
+      "status",
+      "user_id",
+      "media_state",
+      "media_content_type",
+      "media_size",
+      "created_at",
+    ])
+    .where("account_id", "=", accountId)
+    .where("conversation_id", "=", conversationId)
+    .where("id", "=", messageId)
+    .executeTakeFirst();
+  return row as WidgetMessageRow | undefined;
+}
+
 /** A message of the conversation (for `after` cursors and attachments), or undefined. */
 export async function findConversationMessage(
   db: Q,

@@ -40,6 +40,8 @@ const PREFIX = "/widget/v1/channels/:channelId";
 const SSE_PING_MS = 25_000;
 /** Messages a (re)connected event stream sends first; the widget merges them by id. */
 const SSE_BACKLOG = 50;
+/** Messages each later read looks at (the ones that changed since are among the newest). */
+const SSE_RECENT = 20;
 
 const ChannelParams = Type.Object({ channelId: Type.String({ maxLength: 64 }) });
 const MessageParams = Type.Object({
@@ -254,8 +256,15 @@ export async function widgetRoutes(app: App, ctx: AppContext): Promise<void> {
             conversationId ??= await visitorConversationId(ctx, channel, visitor);
             listenConversation();
             if (!conversationId) break;
-            const all = await visitorMessages(ctx, channel, visitor, undefined);
-            for (const m of all.slice(-SSE_BACKLOG)) {
+            // The newest few are enough once the backlog went out (a read per change, kept small).
+            const all = await visitorMessages(
+              ctx,
+              channel,
+              visitor,
+              undefined,
+              seen.size ? SSE_RECENT : SSE_BACKLOG,
+            );
+            for (const m of all) {
               if (seen.has(m.id) || closed) continue;
               seen.add(m.id);
               raw.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);

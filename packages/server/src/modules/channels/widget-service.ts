@@ -16,6 +16,7 @@ import { findChannelPublic, findVisitorByTokenHash, insertVisitor, touchVisitor 
 import { acceptChannelMessage } from "./service.ts";
 import {
   findConversationMessage,
+  findVisibleMessage,
   findVisitorConversationId,
   listVisibleMessages,
   userNames,
@@ -180,6 +181,7 @@ export async function visitorMessages(
   channel: WidgetChannel,
   visitor: WidgetVisitorRow,
   afterId: string | undefined,
+  limit: number = WIDGET_HISTORY_LIMIT,
 ): Promise<WidgetMessage[]> {
   const db = ctx.db.kysely;
   const conversationId = await findVisitorConversationId(
@@ -200,7 +202,7 @@ export async function visitorMessages(
     conversationId,
     visitor.contact_id,
     after,
-    WIDGET_HISTORY_LIMIT,
+    Math.min(limit, WIDGET_HISTORY_LIMIT),
   );
   return messagesView(ctx, channel, rows);
 }
@@ -244,10 +246,20 @@ export async function sendVisitorMessage(
   });
   // Other tabs of this visitor (on any node) hear of their conversation, the first message included.
   ctx.live.publishVisitor(visitor.id, { type: "message" });
-  void touchVisitor(ctx.db.kysely, visitor.account_id, visitor.id, Date.now()).catch(() => {});
-  const [message] = await visitorMessages(ctx, channel, visitor, undefined).then((all) =>
-    all.filter((m) => m.id === result.messageId),
+  // "Last seen" to the minute: not a write per message.
+  const now = Date.now();
+  if (now - visitor.last_seen_at > 60_000) {
+    void ctx.db
+      .write((trx) => touchVisitor(trx, visitor.account_id, visitor.id, now))
+      .catch((err: unknown) => ctx.log.warn({ err }, "widget visitor last-seen update failed"));
+  }
+  const row = await findVisibleMessage(
+    ctx.db.kysely,
+    visitor.account_id,
+    result.conversationId,
+    result.messageId,
   );
+  const [message] = row ? await messagesView(ctx, channel, [row]) : [];
   return {
     message: message ?? {
       id: result.messageId,
