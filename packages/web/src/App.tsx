@@ -13,6 +13,7 @@ import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
 import { SignInPage } from "./pages/auth/SignInPage.tsx";
 import { CampaignPage } from "./pages/campaigns/CampaignPage.tsx";
 import { CampaignsPage } from "./pages/campaigns/CampaignsPage.tsx";
+import { ChannelsPage } from "./pages/channels/ChannelsPage.tsx";
 import { ContactPage } from "./pages/contacts/ContactPage.tsx";
 import { ContactsPage } from "./pages/contacts/ContactsPage.tsx";
 import { DashboardPage } from "./pages/dashboard/DashboardPage.tsx";
@@ -78,6 +79,7 @@ export function App() {
           <Route path="/inbox" element={<InboxPage session={me} />} />
           <Route path="/inbox/:conversationId" element={<InboxPage session={me} />} />
           <Route path="/settings" element={<SettingsPage session={me} />} />
+          <Route path="/settings/channels" element={<ChannelsPage session={me} />} />
           <Route path="/account" element={<AccountPage session={me} />} />
           <Route path="/dashboard" element={<DashboardPage />} />
           <Route path="/contacts" element={<ContactsPage />} />

@@ -18,6 +18,10 @@ export interface Conversation {
     email: string | null;
   };
   channel: string | null;
+  /** The built-in channel the conversation belongs to; null on the custom channel. */
+  channelId: string | null;
+  /** "custom", a built-in type such as "web", or null when its channel was deleted. */
+  channelType: ChannelKind | null;
   campaignId: string | null;
   lastMessage: { body: string | null; direction: "inbound" | "outbound"; createdAt: string } | null;
   unreadCount: number;
@@ -160,14 +164,10 @@ export interface OutgoingStats {
   pending: number;
   failed: number;
   skipped: number;
+  skippedByReason: { no_custom_channel_id: number; no_known_channel: number };
   replied: number;
 }
 
-export interface CampaignSummary {
-  skippedByReason: { no_custom_channel_id: number; no_known_channel: number };
-  id: string;
-  name: string;
-  status: "draft" | "live" | "paused";
 export interface SkippedMember {
   contactId: string;
   firstName: string | null;
@@ -178,6 +178,10 @@ export interface SkippedMember {
   skippedAt: string;
 }
 
+export interface CampaignSummary {
+  id: string;
+  name: string;
+  status: "draft" | "live" | "paused";
   instructions: string;
   knowledgeCount: number;
   keywords: string[];
@@ -229,4 +233,48 @@ export interface CreditTransaction {
   kind: "grant" | "bot_reply" | "adjustment";
   messageId: string | null;
   createdAt: string;
+}
+
+// ---- channels (Settings → Channels; the same JSON as /v1/channels) --------------------------------
+
+export type ChannelType = "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
+/** A conversation's channel: the custom channel or a built-in type. */
+export type ChannelKind = ChannelType | "custom";
+
+export interface WebChannelConfig {
+  allowedOrigins: string[];
+  title: string;
+  greeting: string;
+  color: string;
+  position: "right" | "left";
+  collectEmail: boolean;
+  showAgentName: boolean;
+}
+
+export interface Channel {
+  id: string;
+  type: ChannelType;
+  name: string;
+  status: "active" | "paused" | "error";
+  lastError: string | null;
+  campaignId: string | null;
+  /** The type's settings; secrets come masked ("••••" and the last 4 characters). */
+  config: Record<string, unknown>;
+  inboundUrl: string | null;
+  embedSnippet: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The dashboard's figures of one channel over the period (channelId null: the custom channel). */
+export interface ChannelFigures {
+  channelId: string | null;
+  channelType: ChannelKind | null;
+  name: string | null;
+  inbound: number;
+  outbound: number;
+  sent: number;
+  failed: number;
+  botAnswers: number;
+  botFallbacks: number;
 }

@@ -14,12 +14,24 @@ import {
 import { useDebouncedValue } from "@mantine/hooks";
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
+import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { api } from "../../lib/api.ts";
+import { CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
 import { type Conversation, type ConversationPage, contactLabel, type Session } from "../../lib/types.ts";
+import { useChannels } from "../channels/ChannelsPage.tsx";
 
-const FILTERS = ["status", "assignee", "humanAlert", "channel", "campaignId", "label", "q"] as const;
+const FILTERS = [
+  "status",
+  "assignee",
+  "humanAlert",
+  "channel",
+  "channelId",
+  "campaignId",
+  "label",
+  "q",
+] as const;
 
 function useFilters() {
   const [params, setParams] = useSearchParams();
@@ -30,7 +42,8 @@ function useFilters() {
     else next.delete(name);
     setParams(next, { replace: true });
   };
-  return { value, set, search: params.toString() };
+  const replace = (next: URLSearchParams) => setParams(next, { replace: true });
+  return { value, set, replace, search: params.toString() };
 }
 
 export function ConversationList({ session, selectedId }: { session: Session; selectedId: string | null }) {
@@ -39,7 +52,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
   const [q] = useDebouncedValue(filters.value("q"), 250);
   const query = new URLSearchParams();
   if (status !== "all") query.set("status", status);
-  for (const name of ["assignee", "humanAlert", "channel", "campaignId", "label"] as const) {
+  for (const name of ["assignee", "humanAlert", "channel", "channelId", "campaignId", "label"] as const) {
     const v = filters.value(name);
     if (v) query.set(name, v);
   }
@@ -59,6 +72,35 @@ export function ConversationList({ session, selectedId }: { session: Session; se
   const channels = [
     ...new Set([filters.value("channel"), ...conversations.map((c) => c.channel ?? "")]),
   ].filter(Boolean);
+  // One Channel filter for both: a built-in channel (or the custom channel as a whole) is ?channelId=,
+  // a name the custom channel's integration gave (e.g. "sms") is ?channel= as before.
+  const builtIn = useChannels().data?.data ?? [];
+  const channelName = (id: string | null) => builtIn.find((ch) => ch.id === id)?.name ?? null;
+  const channelOptions = [
+    {
+      group: "Channels",
+      items: [
+        { value: "id:custom", label: CHANNEL_TYPE_LABELS.custom },
+        ...builtIn.map((ch) => ({ value: `id:${ch.id}`, label: ch.name })),
+      ],
+    },
+    ...(channels.length > 0
+      ? [{ group: "Custom channel names", items: channels.map((n) => ({ value: `name:${n}`, label: n })) }]
+      : []),
+  ];
+  const channelValue = filters.value("channelId")
+    ? `id:${filters.value("channelId")}`
+    : filters.value("channel")
+      ? `name:${filters.value("channel")}`
+      : null;
+  const setChannel = (v: string | null) => {
+    const next = new URLSearchParams(filters.search);
+    next.delete("channelId");
+    next.delete("channel");
+    if (v?.startsWith("id:")) next.set("channelId", v.slice(3));
+    else if (v?.startsWith("name:")) next.set("channel", v.slice(5));
+    filters.replace(next);
+  };
   const campaigns = [
     ...new Set([filters.value("campaignId"), ...conversations.map((c) => c.campaignId ?? "")]),
   ].filter(Boolean);
@@ -102,9 +144,9 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           <Select
             label="Channel"
             placeholder="All channels"
-            data={channels}
-            value={filters.value("channel") || null}
-            onChange={(v) => filters.set("channel", v ?? "")}
+            data={channelOptions}
+            value={channelValue}
+            onChange={setChannel}
             clearable
             clearButtonProps={{ "aria-label": "Clear this filter" }}
           />
@@ -155,6 +197,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
                 selected={c.id === selectedId}
                 search={filters.search}
                 meId={session.user.id}
+                channelName={channelName(c.channelId)}
               />
             </li>
           ))}
@@ -180,11 +223,14 @@ function ConversationRow({
   selected,
   search,
   meId,
+  channelName,
 }: {
   conversation: Conversation;
   selected: boolean;
   search: string;
   meId: string;
+  /** The built-in channel's name (null on the custom channel). */
+  channelName: string | null;
 }) {
   const last = c.lastMessage;
   return (
@@ -212,6 +258,14 @@ function ConversationRow({
         {last ? `${last.direction === "outbound" ? "You: " : ""}${last.body ?? ""}` : "No messages"}
       </Text>
       <Group gap={4} mt={4}>
+        <Text span c="dimmed" lh={0} data-testid="channel-icon">
+          <ChannelIcon kind={c.channelType} size={14} />
+        </Text>
+        {channelName && (
+          <Badge size="xs" variant="outline" color="gray">
+            {channelName}
+          </Badge>
+        )}
         {c.channel && (
           <Badge size="xs" variant="outline" color="gray">
             {c.channel}

@@ -17,6 +17,7 @@ import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { ApiError, api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import {
+  type Conversation,
   type ConversationDetail,
   contactLabel,
   type Message,
@@ -150,7 +151,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
         </Group>
         <Thread messages={messages} contactName={contactLabel(c.contact)} onResent={refresh} />
         {learnable && c.campaignId && <SaveKnowledge campaignId={c.campaignId} learnable={learnable} />}
-        <ReplyBox conversationId={conversationId} onSent={refresh} />
+        <ReplyBox conversationId={conversationId} channelType={c.channelType} onSent={refresh} />
       </Stack>
     </Paper>
   );
@@ -189,8 +190,27 @@ function Thread({
   );
 }
 
-function ReplyBox({ conversationId, onSent }: { conversationId: string; onSent: () => void }) {
+/** How often the reply box tells a website chat's visitor that a person is typing (the widget shows it for 5 s). */
+const TYPING_EVERY_MS = 2000;
+
+function ReplyBox({
+  conversationId,
+  channelType,
+  onSent,
+}: {
+  conversationId: string;
+  channelType: Conversation["channelType"];
+  onSent: () => void;
+}) {
   const [body, setBody] = useState("");
+  const lastTyping = useRef(0);
+  // On the website chat the visitor sees "typing…" while a person types here (at most one call per 2 s;
+  // a failed call only means no "typing…", so it is not reported).
+  const typing = () => {
+    if (channelType !== "web" || Date.now() - lastTyping.current < TYPING_EVERY_MS) return;
+    lastTyping.current = Date.now();
+    api("POST", `/conversations/${conversationId}/typing`).catch(() => {});
+  };
   const send = useMutation({
     mutationFn: (text: string) =>
       api<Message>("POST", `/conversations/${conversationId}/messages`, { body: text }),
@@ -214,12 +234,15 @@ function ReplyBox({ conversationId, onSent }: { conversationId: string; onSent: 
       <Stack gap={6}>
         <Textarea
           label="Reply"
-          description="Sent to the customer through your webhook as you; the bot pauses on this conversation. Ctrl+Enter sends."
+          description={`Sent to the customer ${channelType === "web" ? "in the website chat" : "through your webhook"} as you; the bot pauses on this conversation. Ctrl+Enter sends.`}
           autosize
           minRows={2}
           maxRows={8}
           value={body}
-          onChange={(e) => setBody(e.currentTarget.value)}
+          onChange={(e) => {
+            setBody(e.currentTarget.value);
+            if (e.currentTarget.value.trim()) typing();
+          }}
           onKeyDown={(e) => {
             if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
               e.preventDefault();

@@ -6,6 +6,7 @@ import { canManage } from "../../lib/session.ts";
 import type { Session, Settings } from "../../lib/types.ts";
 import { ApiKeySection } from "./ApiKeySection.tsx";
 import { BotSection, LlmSection } from "./BotSections.tsx";
+import { SettingsNav } from "./SettingsNav.tsx";
 import { TeamSection } from "./TeamSection.tsx";
 import { EventsWebhookSection, SigningSecretSection, WebhookSection } from "./WebhookSections.tsx";
 
@@ -35,6 +36,7 @@ export function SettingsPage({ session }: { session: Session }) {
       <Title order={1} size="h2">
         Settings
       </Title>
+      <SettingsNav />
       {settings.isPending && <LoadingState />}
       {settings.isError && <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />}
       {settings.data && (

@@ -1,0 +1,391 @@
+// The Add channel dialog (pick a type, fill in its settings beside a live preview, then copy the
+// snippet) and the Edit dialog (the same settings for an existing channel).
+import {
+  Alert,
+  Badge,
+  Button,
+  Checkbox,
+  Code,
+  ColorInput,
+  CopyButton,
+  Group,
+  Modal,
+  Paper,
+  Radio,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  TextInput,
+  UnstyledButton,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
+import { notify } from "../../lib/notify.ts";
+import type { CampaignSummary, Channel, ChannelType, Page, WebChannelConfig } from "../../lib/types.ts";
+import { WidgetPreview } from "./WidgetPreview.tsx";
+
+export const CHANNELS_KEY = ["channels"] as const;
+
+const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
+
+interface WebForm {
+  name: string;
+  origins: string;
+  title: string;
+  greeting: string;
+  color: string;
+  position: "right" | "left";
+  collectEmail: boolean;
+  showAgentName: boolean;
+  campaignId: string | null;
+}
+
+function formOf(channel: Channel | null): WebForm {
+  const c = (channel?.config ?? {}) as Partial<WebChannelConfig>;
+  return {
+    name: channel?.name ?? "",
+    origins: (c.allowedOrigins ?? []).join("\n"),
+    title: c.title ?? "Chat with us",
+    greeting: c.greeting ?? "Hi! How can we help?",
+    color: c.color ?? "#2563eb",
+    position: c.position ?? "right",
+    collectEmail: c.collectEmail ?? false,
+    showAgentName: c.showAgentName ?? false,
+    campaignId: channel?.campaignId ?? null,
+  };
+}
+
+function originLines(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** The first thing wrong with the origins as typed (the server checks them again), or null. */
+export function originsProblem(text: string): string | null {
+  const lines = originLines(text);
+  if (lines.length === 0) return "Add at least one website, like https://shop.example";
+  for (const line of lines) {
+    let url: URL;
+    try {
+      url = new URL(line);
+    } catch {
+      return `${line} is not a web address: start it with https://`;
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") return `${line} must start with https://`;
+    if (url.pathname !== "/" || url.search || url.hash || line.replace(/\/$/, "") !== url.origin) {
+      return `${line}: only the scheme and host (and port), like ${url.origin}`;
+    }
+  }
+  return null;
+}
+
+function bodyOf(form: WebForm) {
+  return {
+    name: form.name.trim(),
+    campaignId: form.campaignId,
+    config: {
+      allowedOrigins: originLines(form.origins).map((o) => o.replace(/\/$/, "")),
+      title: form.title.trim(),
+      greeting: form.greeting.trim(),
+      color: form.color.trim().toLowerCase(),
+      position: form.position,
+      collectEmail: form.collectEmail,
+      showAgentName: form.showAgentName,
+    },
+  };
+}
+
+/** Add channel: type → settings with preview → the snippet to copy. */
+export function AddChannelDialog({ onClose }: { onClose: () => void }) {
+  const [type, setType] = useState<ChannelType | null>(null);
+  const [created, setCreated] = useState<Channel | null>(null);
+  const title = created
+    ? `${created.name} is ready`
+    : type
+      ? `Add channel: ${CHANNEL_TYPE_LABELS[type]}`
+      : "Add channel";
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title={title}
+      size={type && !created ? 1000 : "lg"}
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
+      {created ? (
+        <Snippet channel={created} onDone={onClose} />
+      ) : type === "web" ? (
+        <WebChannelForm channel={null} onBack={() => setType(null)} onSaved={setCreated} />
+      ) : (
+        <TypePicker onPick={setType} />
+      )}
+    </Modal>
+  );
+}
+
+export function EditChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title={`Edit ${channel.name}`}
+      size={1000}
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
+      <Stack gap="md">
+        {channel.embedSnippet && <SnippetBox snippet={channel.embedSnippet} />}
+        <WebChannelForm channel={channel} onSaved={onClose} />
+      </Stack>
+    </Modal>
+  );
+}
+
+function TypePicker({ onPick }: { onPick: (type: ChannelType) => void }) {
+  return (
+    <Stack gap="xs" role="group" aria-label="Channel type">
+      <Text size="sm" c="dimmed">
+        Choose where your customers write to you.
+      </Text>
+      {CHANNEL_CHOICES.map((choice) => (
+        <UnstyledButton
+          key={choice.type}
+          onClick={() => onPick(choice.type)}
+          disabled={!choice.available}
+          aria-disabled={!choice.available || undefined}
+          p="sm"
+          style={{
+            border: "1px solid var(--mantine-color-gray-4)",
+            borderRadius: "var(--mantine-radius-md)",
+            cursor: choice.available ? "pointer" : "not-allowed",
+          }}
+        >
+          <Group wrap="nowrap" gap="sm" align="flex-start">
+            <ChannelIcon kind={choice.type} size={22} />
+            <div style={{ flex: 1 }}>
+              <Group gap="xs">
+                <Text fw={600} size="sm" c={choice.available ? undefined : "#495057"}>
+                  {CHANNEL_TYPE_LABELS[choice.type]}
+                </Text>
+                {!choice.available && (
+                  <Badge size="xs" variant="outline" color="dark">
+                    Coming soon
+                  </Badge>
+                )}
+              </Group>
+              <Text size="xs" c="#495057">
+                {choice.description}
+              </Text>
+            </div>
+          </Group>
+        </UnstyledButton>
+      ))}
+    </Stack>
+  );
+}
+
+function WebChannelForm({
+  channel,
+  onBack,
+  onSaved,
+}: {
+  channel: Channel | null;
+  onBack?: () => void;
+  onSaved: (channel: Channel) => void;
+}) {
+  const client = useQueryClient();
+  const [form, setForm] = useState<WebForm>(() => formOf(channel));
+  const [touched, setTouched] = useState(false);
+  const set = <K extends keyof WebForm>(key: K, value: WebForm[K]) =>
+    setForm((f) => ({ ...f, [key]: value }));
+  const campaigns = useQuery({
+    queryKey: ["campaigns", "all"],
+    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
+  });
+  const save = useMutation({
+    mutationFn: () =>
+      channel
+        ? api<Channel>("PATCH", `/channels/${channel.id}`, bodyOf(form))
+        : api<Channel>("POST", "/channels", { type: "web", ...bodyOf(form) }),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
+      if (channel) notify(`${saved.name} saved`);
+      onSaved(saved);
+    },
+  });
+  const nameProblem = form.name.trim() ? null : "Give the channel a name, like Website";
+  const originProblem = originsProblem(form.origins);
+  const colorProblem = /^#[0-9a-f]{6}$/i.test(form.color.trim()) ? null : "A colour like #2563eb";
+  const ready = !nameProblem && !originProblem && !colorProblem;
+  const campaignOptions = (campaigns.data?.data ?? []).map((c) => ({
+    value: c.id,
+    label: c.isDefault ? `${c.name} (default)` : c.name,
+  }));
+
+  return (
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        setTouched(true);
+        if (ready && !save.isPending) save.mutate();
+      }}
+    >
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+        <Stack gap="sm">
+          <TextInput
+            label="Channel name"
+            description="For you and your team, in the inbox and the dashboard."
+            placeholder="Website"
+            maxLength={100}
+            value={form.name}
+            onChange={(e) => set("name", e.currentTarget.value)}
+            error={touched ? nameProblem : undefined}
+            data-autofocus
+          />
+          <Textarea
+            label="Allowed websites"
+            description="The origins allowed to show the chat, one per line: scheme and host (and port), no path."
+            placeholder={"https://shop.example\nhttps://www.shop.example"}
+            autosize
+            minRows={2}
+            maxRows={6}
+            value={form.origins}
+            onChange={(e) => set("origins", e.currentTarget.value)}
+            error={touched ? originProblem : undefined}
+          />
+          <TextInput
+            label="Title"
+            description="The heading of the chat panel."
+            maxLength={80}
+            value={form.title}
+            onChange={(e) => set("title", e.currentTarget.value)}
+          />
+          <Textarea
+            label="Greeting"
+            description="The first bubble a visitor sees."
+            autosize
+            minRows={2}
+            maxLength={500}
+            value={form.greeting}
+            onChange={(e) => set("greeting", e.currentTarget.value)}
+          />
+          <Group grow align="flex-start">
+            <ColorInput
+              label="Colour"
+              format="hex"
+              swatches={SWATCHES}
+              withEyeDropper={false}
+              value={form.color}
+              onChange={(v) => set("color", v)}
+              error={touched ? colorProblem : undefined}
+            />
+            <Radio.Group
+              label="Position"
+              value={form.position}
+              onChange={(v) => set("position", v === "left" ? "left" : "right")}
+            >
+              <Group gap="md" mt={8}>
+                <Radio value="right" label="Bottom right" />
+                <Radio value="left" label="Bottom left" />
+              </Group>
+            </Radio.Group>
+          </Group>
+          <Checkbox
+            label="Ask for an e-mail when no one answers"
+            checked={form.collectEmail}
+            onChange={(e) => set("collectEmail", e.currentTarget.checked)}
+          />
+          <Checkbox
+            label="Show the first name of the person who answers"
+            description="Otherwise visitors see only your business; they never see anyone's full name."
+            checked={form.showAgentName}
+            onChange={(e) => set("showAgentName", e.currentTarget.checked)}
+          />
+          <Select
+            label="Campaign"
+            description="Whose bot answers this channel's conversations; none: your default campaign, as for the custom channel."
+            placeholder="No campaign"
+            data={campaignOptions}
+            value={form.campaignId}
+            onChange={(v) => set("campaignId", v)}
+            clearable
+            clearButtonProps={{ "aria-label": "Clear the campaign" }}
+          />
+        </Stack>
+        <Stack gap="xs">
+          <Text size="sm" fw={500}>
+            Live preview
+          </Text>
+          <WidgetPreview settings={form} />
+        </Stack>
+      </SimpleGrid>
+      {save.isError && (
+        <Alert color="red" role="alert" title="Not saved" mt="md">
+          {errorMessage(save.error)}
+        </Alert>
+      )}
+      <Group justify="flex-end" mt="md">
+        {onBack && (
+          <Button variant="default" onClick={onBack}>
+            Back
+          </Button>
+        )}
+        <Button type="submit" loading={save.isPending}>
+          {channel ? "Save changes" : "Create channel"}
+        </Button>
+      </Group>
+    </form>
+  );
+}
+
+function SnippetBox({ snippet }: { snippet: string }) {
+  return (
+    <Paper withBorder p="sm" radius="md">
+      <Text size="sm" fw={500} mb={4}>
+        Snippet
+      </Text>
+      <Text size="xs" c="#495057" mb="xs">
+        Paste it before &lt;/body&gt; on every page of your website where the chat should appear.
+      </Text>
+      <Group gap="xs" wrap="nowrap" align="center">
+        <Code
+          block
+          style={{ flex: 1, wordBreak: "break-all", whiteSpace: "pre-wrap" }}
+          data-testid="embed-snippet"
+        >
+          {snippet}
+        </Code>
+        <CopyButton value={snippet}>
+          {({ copied, copy }) => (
+            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
+              {copied ? "Copied" : "Copy snippet"}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+    </Paper>
+  );
+}
+
+function Snippet({ channel, onDone }: { channel: Channel; onDone: () => void }) {
+  return (
+    <Stack gap="sm">
+      <Alert color="green" role="status" title="Channel created">
+        Paste this snippet on your website. The chat button appears on the allowed websites only.
+      </Alert>
+      {channel.embedSnippet && <SnippetBox snippet={channel.embedSnippet} />}
+      <Group justify="flex-end">
+        <Button onClick={onDone} data-autofocus>
+          Done
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

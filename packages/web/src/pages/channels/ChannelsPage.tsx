@@ -1,0 +1,271 @@
+// Settings → Channels: the account's built-in channels (today the website chat widget), with their
+// status and last error; owners and admins add, edit, pause, resume and delete them, agents only look.
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  Stack,
+  Table,
+  Text,
+  Title,
+  VisuallyHidden,
+} from "@mantine/core";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link } from "react-router";
+import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { api, errorMessage } from "../../lib/api.ts";
+import { CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
+import { fullTime } from "../../lib/format.ts";
+import { notify } from "../../lib/notify.ts";
+import { canManage } from "../../lib/session.ts";
+import type { CampaignSummary, Channel, Page, Session, WebChannelConfig } from "../../lib/types.ts";
+import { SettingsNav } from "../settings/SettingsNav.tsx";
+import { AddChannelDialog, CHANNELS_KEY, EditChannelDialog } from "./ChannelDialog.tsx";
+
+const STATUS: Record<Channel["status"], { label: string; color: string }> = {
+  active: { label: "Active", color: "green" },
+  paused: { label: "Paused", color: "gray" },
+  error: { label: "Error", color: "red" },
+};
+
+/** Every channel of the account (one page of up to 200: far more than an account has). */
+export function useChannels() {
+  return useQuery({
+    queryKey: CHANNELS_KEY,
+    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
+  });
+}
+
+export function ChannelsPage({ session }: { session: Session }) {
+  const manager = canManage(session);
+  const channels = useChannels();
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<Channel | null>(null);
+  const [deleting, setDeleting] = useState<Channel | null>(null);
+  const list = channels.data?.data ?? [];
+  const campaigns = useQuery({
+    queryKey: ["campaigns", "all"],
+    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
+  });
+  const campaignName = (id: string) => campaigns.data?.data.find((c) => c.id === id)?.name ?? id;
+
+  return (
+    <Stack maw={960} gap="lg">
+      <Title order={1} size="h2">
+        Settings
+      </Title>
+      {manager && <SettingsNav />}
+      <Group justify="space-between" align="flex-end">
+        <div>
+          <Title order={2} size="h3">
+            Channels
+          </Title>
+          <Text size="sm" c="dimmed" maw={620}>
+            Where your customers reach you besides your own integration (the custom channel). Each channel's
+            conversations arrive in the inbox, answered by its campaign's bot and your team.
+          </Text>
+        </div>
+        {manager && <Button onClick={() => setAdding(true)}>Add channel</Button>}
+      </Group>
+      {!manager && (
+        <Alert color="gray" role="note">
+          Only owners and admins of {session.account.name} can add or change channels.
+        </Alert>
+      )}
+      {channels.isPending && <LoadingState label="Loading the channels" />}
+      {channels.isError && <ErrorState error={channels.error} onRetry={() => void channels.refetch()} />}
+      {channels.data && list.length === 0 && (
+        <EmptyState title="No channels yet">
+          {manager
+            ? "Add a website chat: paste one line on your site and talk to its visitors here. Messages from your own integration keep arriving as before."
+            : "No channel has been added yet. Messages from your business's own integration arrive in the inbox as before."}
+        </EmptyState>
+      )}
+      {list.length > 0 && (
+        <Table.ScrollContainer minWidth={640}>
+          <Table verticalSpacing="sm" aria-label="Channels">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Channel</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Details</Table.Th>
+                {manager && (
+                  <Table.Th>
+                    <VisuallyHidden>Actions</VisuallyHidden>
+                  </Table.Th>
+                )}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {list.map((ch) => (
+                <ChannelRow
+                  key={ch.id}
+                  channel={ch}
+                  manager={manager}
+                  campaignName={campaignName}
+                  onEdit={() => setEditing(ch)}
+                  onDelete={() => setDeleting(ch)}
+                />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {adding && <AddChannelDialog onClose={() => setAdding(false)} />}
+      {editing && <EditChannelDialog channel={editing} onClose={() => setEditing(null)} />}
+      {deleting && <DeleteChannelDialog channel={deleting} onClose={() => setDeleting(null)} />}
+    </Stack>
+  );
+}
+
+function ChannelRow({
+  channel: ch,
+  manager,
+  campaignName,
+  onEdit,
+  onDelete,
+}: {
+  channel: Channel;
+  manager: boolean;
+  campaignName: (id: string) => string;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  const client = useQueryClient();
+  const status = STATUS[ch.status];
+  const toggle = useMutation({
+    mutationFn: () =>
+      api<Channel>("PATCH", `/channels/${ch.id}`, { status: ch.status === "paused" ? "active" : "paused" }),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
+      notify(
+        saved.status === "paused"
+          ? `${saved.name} paused: the chat no longer shows on your website`
+          : `${saved.name} resumed`,
+      );
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+  const web = ch.type === "web" ? (ch.config as Partial<WebChannelConfig>) : null;
+  return (
+    <Table.Tr>
+      <Table.Td>
+        <Group gap="xs" wrap="nowrap">
+          <ChannelIcon kind={ch.type} size={20} />
+          <div>
+            <Text size="sm" fw={600}>
+              {ch.name}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {CHANNEL_TYPE_LABELS[ch.type]} · {ch.id}
+            </Text>
+          </div>
+        </Group>
+      </Table.Td>
+      <Table.Td style={{ minWidth: 96 }}>
+        <Badge variant="light" color={status.color} style={{ overflow: "visible" }}>
+          {status.label}
+        </Badge>
+      </Table.Td>
+      <Table.Td>
+        <Stack gap={2}>
+          {web?.allowedOrigins && (
+            <Text size="xs">
+              <Text span size="xs" c="dimmed">
+                Websites:{" "}
+              </Text>
+              {web.allowedOrigins.join(", ")}
+            </Text>
+          )}
+          {ch.campaignId && (
+            <Text size="xs">
+              <Text span size="xs" c="dimmed">
+                Campaign:{" "}
+              </Text>
+              <Anchor component={Link} to={`/campaigns/${ch.campaignId}`} size="xs">
+                {campaignName(ch.campaignId)}
+              </Anchor>
+            </Text>
+          )}
+          {ch.lastError && (
+            <Text size="xs" c="red.8" data-testid="last-error">
+              Last error: {ch.lastError}
+            </Text>
+          )}
+          <Text size="xs" c="dimmed">
+            Updated {fullTime(ch.updatedAt)}
+          </Text>
+        </Stack>
+      </Table.Td>
+      {manager && (
+        <Table.Td>
+          <Group gap={4} wrap="nowrap" justify="flex-end">
+            {ch.type === "web" && (
+              <Button size="compact-sm" variant="light" onClick={onEdit}>
+                Edit
+              </Button>
+            )}
+            <Button
+              size="compact-sm"
+              variant="default"
+              loading={toggle.isPending}
+              onClick={() => toggle.mutate()}
+            >
+              {ch.status === "paused" ? "Resume" : "Pause"}
+            </Button>
+            <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete}>
+              Delete…
+            </Button>
+          </Group>
+        </Table.Td>
+      )}
+    </Table.Tr>
+  );
+}
+
+function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
+  const client = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => api("DELETE", `/channels/${channel.id}`),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
+      notify(`${channel.name} deleted`);
+      onClose();
+    },
+  });
+  return (
+    <Modal
+      opened
+      onClose={onClose}
+      title={`Delete ${channel.name}?`}
+      closeButtonProps={{ "aria-label": "Close" }}
+    >
+      <Stack gap="sm">
+        <Text size="sm">
+          {channel.type === "web"
+            ? "The chat disappears from your website at once and its snippet stops working. "
+            : "Parley stops receiving and sending on this channel at once. "}
+          Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
+        </Text>
+        {remove.isError && (
+          <Alert color="red" role="alert">
+            {errorMessage(remove.error)}
+          </Alert>
+        )}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose} data-autofocus>
+            Cancel
+          </Button>
+          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
+            Delete channel
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
