@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type Parley } from "../src/app.ts";
 import { WIDGET_JS } from "../src/modules/channels/widget-routes.ts";
 import { ownerBrowser } from "./app-helpers.ts";
-import { DIALECT, errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
+import { DIALECT, errorCode, json, LogCapture, startTestApp, type TestApp } from "./helpers.ts";
 
 const SHOP = "https://shop.example";
 const KNOWLEDGE = [
@@ -636,6 +636,43 @@ describe(`the widget's public endpoints (${DIALECT})`, () => {
       }
     },
   );
+});
+
+describe("the widget's logs", () => {
+  it("never contain a visitor token (header or the event stream's ?token=)", async () => {
+    const logs = new LogCapture();
+    const own = await startTestApp({ LOG_LEVEL: "trace" }, { logStream: logs });
+    try {
+      const acc = await own.account();
+      const created = await own.inject({
+        method: "POST",
+        url: "/v1/channels",
+        headers: { "x-api-key": acc.apiKey },
+        payload: { type: "web", name: "Website", config: { allowedOrigins: [SHOP] } },
+      });
+      const channelId = json<{ id: string }>(created).id;
+      const base = `/widget/v1/channels/${channelId}`;
+      const v = json<{ visitorToken: string }>(
+        await own.inject({ method: "POST", url: `${base}/visitors`, headers: { origin: SHOP } }),
+      );
+      await own.inject({
+        method: "GET",
+        url: `${base}/messages`,
+        headers: { origin: SHOP, authorization: `Bearer ${v.visitorToken}` },
+      });
+      // A refused stream (foreign origin) is answered at once, with its URL logged.
+      await own.inject({
+        method: "GET",
+        url: `${base}/events?token=${v.visitorToken}`,
+        headers: { origin: "https://evil.example" },
+      });
+      expect(logs.text).toContain("/events?token=");
+      expect(logs.text).not.toContain(v.visitorToken);
+      expect(logs.text).not.toContain(v.visitorToken.slice(4));
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe("the widget script", () => {
