@@ -152,23 +152,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
     await inbox.goto(`${parley.url}/inbox/${conversationId}`);
     await inbox.getByText(QUESTION).first().waitFor();
     await inbox.getByLabel("Reply").pressSequentially("Sure, come by", { delay: 30 });
-    let typingFromComposer = true;
-    try {
-      await panel().getByText("typing…").waitFor({ timeout: 3000 });
-    } catch {
-      // The inbox's reply box does not announce typing (yet): the route it would call, from the same
-      // signed-in browser, proves the path from the inbox to the widget.
-      typingFromComposer = false;
-      const session = (await (await inbox.request.get(`${parley.url}/app/api/session`)).json()) as {
-        csrfToken: string;
-      };
-      const typed = await inbox.request.post(`${parley.url}/app/api/conversations/${conversationId}/typing`, {
-        headers: { "x-csrf-token": session.csrfToken },
-      });
-      expect(typed.status()).toBe(204);
-      await panel().getByText("typing…").waitFor();
-    }
-    console.error(`widget e2e: typing… came from the inbox composer itself: ${typingFromComposer}`);
+    // The inbox's reply box tells the visitor's widget (POST /app/api/conversations/{id}/typing).
+    await panel().getByText("typing…").waitFor();
     await inbox.getByLabel("Reply").fill("Sure, come by any weekday before 5, I'm Maria.");
     await inbox.getByRole("button", { name: "Send", exact: true }).click();
     await panel().getByText("Sure, come by any weekday before 5, I'm Maria.").waitFor();
