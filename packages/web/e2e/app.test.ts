@@ -299,7 +299,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
       .poll(
         async () =>
           (await page
-            .locator(".swagger-ui")
+            .locator("body")
             .textContent()
             .catch(() => "")) ?? "",
         { timeout: 30_000 },
