@@ -24,10 +24,10 @@ import * as m009 from "./migrations/009_contact_labels.ts";
 import * as m010 from "./migrations/010_dashboard.ts";
 import * as m011 from "./migrations/011_imports.ts";
 import * as m012 from "./migrations/012_outgoing.ts";
-import * as m024 from "./migrations/024_import_modes.ts";
 import * as m015 from "./migrations/015_outgoing_skip_reason.ts";
 import * as m020 from "./migrations/020_channels.ts";
 import * as m021 from "./migrations/021_tenant_emails.ts";
+import * as m024 from "./migrations/024_import_modes.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -78,10 +78,10 @@ const MIGRATIONS: Record<string, Migration> = {
   "010_dashboard": m010,
   "011_imports": m011,
   "012_outgoing": m012,
-  "024_import_modes": m024,
   "015_outgoing_skip_reason": m015,
   "020_channels": m020,
   "021_tenant_emails": m021,
+  "024_import_modes": m024,
 };
 
 class StaticMigrations implements MigrationProvider {
