@@ -277,6 +277,24 @@ describe("Parley client against a real server", () => {
     expect(gone).toMatchObject({ status: 404 });
   });
 
+  it("campaigns: skipped lists a member the outgoing side could not reach, with its reason", async () => {
+    const c = await parley.campaigns.create({ name: "Reach test" });
+    const list = await parley.lists.create({ name: "no identity" });
+    // Created through the API with an e-mail only: no fromId on any channel, so it cannot be sent to.
+    const member = await parley.contacts.create({ email: "unreachable@example.com" });
+    await parley.lists.addContact(list.id, member.id);
+    await parley.campaigns.update(c.id, { outgoing: { message: "Hi", listId: list.id, channel: "sms" } });
+    expect(await parley.campaigns.start(c.id)).toMatchObject({ members: 1 });
+    let skipped = await parley.campaigns.skipped(c.id);
+    for (let i = 0; i < 100 && skipped.data.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      skipped = await parley.campaigns.skipped(c.id);
+    }
+    expect(skipped.data).toEqual([
+      expect.objectContaining({ contactId: member.id, reason: "no_custom_channel_id" }),
+    ]);
+  });
+
   it("subaccounts: create, list, get, grantCredits (header key, Idempotency-Key replay), auto-recharge, transactions", async () => {
     const email = uniqueEmail("sub");
     const sub = await agency.subaccounts.create({ email, name: "Shop" });
