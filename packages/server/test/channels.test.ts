@@ -830,5 +830,86 @@ describe("channels", () => {
       ).conversation;
       expect(conv).toMatchObject({ channelId: ch.id, channelType: null });
     });
+
+    it("the /v1 send API's reply in a web conversation goes out through the adapter, not the webhook", async () => {
+      const { acc, ch, contact } = await webShop();
+      const before = rx.received.length;
+      const inbound = await acceptChannelMessage(t.parley.ctx, await channelRow(ch.id), {
+        contactId: contact.id,
+        externalId: "web:api-1",
+        body: "is my order shipped?",
+      });
+      const res = await call(acc.apiKey, "POST", `/v1/conversations/${inbound.conversationId}/messages`, {
+        body: "Yes, it left this morning.",
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const id = json<{ id: string }>(res).id;
+      await waitFor(async () => (await message(id))?.status === "sent");
+      expect(await message(id)).toMatchObject({ conversation_id: inbound.conversationId, sender: "human" });
+      expect((await attempts(id)).map((a) => a.url)).toEqual([`channel:web/${ch.id}`]);
+      expect(rx.received.length).toBe(before);
+    });
+
+    it("an outgoing campaign reaches a member last heard on the website chat in that conversation", async () => {
+      const { acc, ch, contact } = await webShop();
+      const before = rx.received.length;
+      const web = await acceptChannelMessage(t.parley.ctx, await channelRow(ch.id), {
+        contactId: contact.id,
+        externalId: "web:out-1",
+        body: "just looking",
+      });
+      // A second member known only through the custom channel keeps getting it by webhook.
+      const incoming = await call(acc.apiKey, "POST", "/v1/incoming_custom_channel_message", {
+        customData: {
+          messageSid: "out-sid-1",
+          fromId: "custom-out-1",
+          toId: "shop",
+          channel: "sms",
+          body: "hi",
+        },
+      });
+      expect(incoming.statusCode, incoming.body).toBe(200);
+      const customContact = (await message(json<{ messageId: string }>(incoming).messageId))!.contact_id;
+      await waitFor(async () => {
+        const sent = await t.parley.db.kysely
+          .selectFrom("messages")
+          .select("id")
+          .where("contact_id", "=", customContact)
+          .where("direction", "=", "outbound")
+          .where("status", "in", ["sent", "failed"])
+          .execute();
+        return sent.length > 0;
+      });
+      const receivedBefore = rx.received.length;
+      const list = json<{ id: string }>(await call(acc.apiKey, "POST", "/v1/lists", { name: "spring" }));
+      for (const id of [contact.id, customContact]) {
+        await call(acc.apiKey, "POST", `/v1/lists/${list.id}/contacts`, { contactId: id });
+      }
+      const campaign = json<{ id: string }>(
+        await call(acc.apiKey, "POST", "/v1/campaigns", {
+          name: "Spring",
+          outgoing: { message: "Spring sale today", listId: list.id, channel: "sms", ratePerMinute: 6000 },
+        }),
+      );
+      const started = await call(acc.apiKey, "POST", `/v1/campaigns/${campaign.id}/start`);
+      expect(started.statusCode, started.body).toBe(200);
+      const firstOf = (contactId: string) =>
+        t.parley.db.kysely
+          .selectFrom("messages")
+          .selectAll()
+          .where("campaign_id", "=", campaign.id)
+          .where("contact_id", "=", contactId)
+          .where("direction", "=", "outbound")
+          .executeTakeFirst();
+      await waitFor(async () => (await firstOf(contact.id))?.status === "sent");
+      const toVisitor = await firstOf(contact.id);
+      expect(toVisitor).toMatchObject({ conversation_id: web.conversationId, body: "Spring sale today" });
+      expect((await attempts(toVisitor!.id)).map((a) => a.url)).toEqual([`channel:web/${ch.id}`]);
+      await waitFor(async () => (await firstOf(customContact))?.status === "sent");
+      expect(await firstOf(customContact)).toMatchObject({ channel: "sms", to_id: "custom-out-1" });
+      // Exactly one webhook: the custom member's; none for the visitor.
+      expect(rx.received.length - receivedBefore).toBe(1);
+      expect(before).toBeLessThanOrEqual(receivedBefore);
+    });
   });
 });

@@ -373,7 +373,7 @@ export interface paths {
     put?: never;
     /**
      * Reply in a conversation as a person (extension)
-     * @description Stores an outbound message with sender `human`, pauses the bot on this conversation and queues the delivery to the custom channel webhook URL, exactly like a reply typed in the inbox.
+     * @description Stores an outbound message with sender `human`, pauses the bot on this conversation and queues the delivery to the custom channel webhook URL (or, in a built-in channel's conversation, through that channel), exactly like a reply typed in the inbox.
      */
     post: operations["replyInConversation"];
     delete?: never;
@@ -653,7 +653,7 @@ export interface paths {
     put?: never;
     /**
      * Start (or resume) a campaign's outgoing messages (extension)
-     * @description Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, retried, Sent/Failed), each on the channel label it is known on (its latest labelled message; `outgoing.channel` only for members without one). Members without a fromId, or without any label, are skipped with the reason (stats, GET .../skipped). Nobody gets the first message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), CAMPAIGN_NOT_FOUND (404).
+     * @description Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, retried, Sent/Failed), each on the channel label it is known on (its latest labelled message; `outgoing.channel` only for members without one); a member whose latest message is in a built-in channel's conversation (the website chat) gets it there, through that channel. Members without a fromId, or without any label, are skipped with the reason (stats, GET .../skipped). Nobody gets the first message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from those contacts go to this campaign's bot. Errors: VALIDATION_ERROR (400: no outgoing side), CAMPAIGN_NOT_FOUND (404).
      */
     post: operations["startCampaign"];
     delete?: never;

@@ -76,7 +76,8 @@ export function deliveryRoutes(app: App, ctx: AppContext): void {
         summary: "Reply in a conversation as a person (extension)",
         description:
           "Stores an outbound message with sender `human`, pauses the bot on this conversation and queues " +
-          "the delivery to the custom channel webhook URL, exactly like a reply typed in the inbox.",
+          "the delivery to the custom channel webhook URL (or, in a built-in channel's conversation, through " +
+          "that channel), exactly like a reply typed in the inbox.",
         tags: ["messages"],
         params: ConversationIdParams,
         body: HumanReplyBody,

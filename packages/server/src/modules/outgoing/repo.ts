@@ -49,8 +49,9 @@ export async function setSendMessage(
 
 /**
  * The next members of the list the campaign has not reached, in contact id order, each with the custom
- * channel label it is known on: the one its latest labelled message used (messages_contact_idx), null
- * when none has a label.
+ * channel label it is known on (the one its latest labelled message used, null when none has a label)
+ * and the channel of its latest message's conversation (`latest_channel_id`: '' for the custom channel,
+ * a built-in channel's id, null without messages); both read through messages_contact_idx.
  */
 export async function membersNotReached(
   db: Q,
@@ -58,7 +59,7 @@ export async function membersNotReached(
   listId: string,
   campaignId: string,
   limit: number,
-): Promise<(ContactRow & { known_channel: string | null })[]> {
+): Promise<(ContactRow & { known_channel: string | null; latest_channel_id: string | null })[]> {
   return db
     .selectFrom("list_members as m")
     .innerJoin("contacts as c", (j) =>
@@ -78,6 +79,19 @@ export async function membersNotReached(
         .orderBy("msg.id", "desc")
         .limit(1)
         .as("known_channel"),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom("messages as lm")
+        .innerJoin("conversations as lcv", (j) =>
+          j.onRef("lcv.id", "=", "lm.conversation_id").onRef("lcv.account_id", "=", "lm.account_id"),
+        )
+        .select("lcv.channel_id")
+        .whereRef("lm.account_id", "=", "c.account_id")
+        .whereRef("lm.contact_id", "=", "c.id")
+        .orderBy("lm.id", "desc")
+        .limit(1)
+        .as("latest_channel_id"),
     )
     .where("m.account_id", "=", accountId)
     .where("m.list_id", "=", listId)

@@ -18,7 +18,9 @@ export function outgoingRoutes(app: App, ctx: AppContext): void {
           "Sends the campaign's `outgoing.message` to every member of `outgoing.listId` that has a custom " +
           "channel identity (a fromId), at `ratePerMinute`, through the normal delivery path (signed, " +
           "retried, Sent/Failed), each on the channel label it is known on (its latest labelled message; " +
-          "`outgoing.channel` only for members without one). Members without a fromId, or without any " +
+          "`outgoing.channel` only for members without one); a member whose latest message is in a built-in " +
+          "channel's conversation (the website chat) gets it there, through that channel. Members without a " +
+          "fromId, or without any " +
           "label, are skipped with the reason (stats, GET .../skipped). Nobody gets the first " +
           "message twice, also after a pause, a resume or a restart. Each costs 1 credit where metering " +
           "applies; out of credits, the campaign pauses itself (pausedReason out_of_credits). Replies from " +

@@ -193,6 +193,21 @@ export async function sendTick(
     name: string,
   ) => {
     const now = Date.now();
+    // A member last heard on a built-in channel (the website chat) gets it in that conversation,
+    // through the channel's adapter: never through the custom webhook under a label it never used.
+    if (contact.latest_channel_id) {
+      if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
+      const builtIn = await findOrCreateConversation(
+        trx,
+        accountId,
+        contact.id,
+        null,
+        now,
+        contact.latest_channel_id,
+      );
+      await sendFirstMessage(trx, contact, name, builtIn.conversation.id, null, now);
+      return;
+    }
     // Each member on the channel it is known on; the campaign's label only where it has none.
     const channel = contact.known_channel ?? o.channel ?? null;
     const skip = !contact.external_id
@@ -206,12 +221,23 @@ export async function sendTick(
     }
     if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
     const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, channel, now);
+    await sendFirstMessage(trx, contact, name, conversation.id, channel, now);
+  };
+  /** The first message in the member's conversation, paid for when metered, with its send row. */
+  const sendFirstMessage = async (
+    trx: Parameters<Parameters<typeof db.write>[0]>[0],
+    contact: Member,
+    name: string,
+    conversationId: string,
+    channel: string | null,
+    now: number,
+  ) => {
     const message = await createOutboundMessage(trx, accountId, {
       sender: "bot",
       channel,
       toId: contact.external_id,
       campaignId,
-      conversationId: conversation.id,
+      conversationId,
       contactId: contact.id,
       body: render(o.message, contact),
       at: now,
@@ -227,7 +253,7 @@ export async function sendTick(
       if (!paid) throw new Stop("out_of_credits");
     }
     await repo.setSendMessage(trx, accountId, campaignId, contact.id, message.id);
-    await setConversationCampaign(trx, accountId, conversation.id, campaignId);
+    await setConversationCampaign(trx, accountId, conversationId, campaignId);
   };
   /** A slot's members in one transaction that first re-reads the campaign's state (a pause stops it). */
   const sendSlot = (slot: Member[]) =>
