@@ -27,7 +27,9 @@ describe("parley CLI", () => {
       "011_imports",
       "012_outgoing",
       "015_outgoing_skip_reason",
+      "020_channels",
       "021_tenant_emails",
+      "024_import_modes",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -40,6 +40,9 @@ describe("migrations", () => {
         "011_imports",
         "012_outgoing",
         "015_outgoing_skip_reason",
+        "020_channels",
+        "021_tenant_emails",
+        "024_import_modes",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();
