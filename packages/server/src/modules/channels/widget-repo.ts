@@ -23,6 +23,20 @@ export async function findVisitorConversationId(
   return row?.id ?? null;
 }
 
+/** What the widget reads of a message: never the contact's or the team's other fields. */
+const WIDGET_MESSAGE_COLUMNS = [
+  "id",
+  "direction",
+  "sender",
+  "body",
+  "status",
+  "user_id",
+  "media_state",
+  "media_content_type",
+  "media_size",
+  "created_at",
+] as const;
+
 export interface WidgetMessageRow {
   id: string;
   direction: "inbound" | "outbound";
@@ -50,18 +64,7 @@ export async function listVisibleMessages(
 ): Promise<WidgetMessageRow[]> {
   let q = db
     .selectFrom("messages")
-    .select([
-      "id",
-      "direction",
-      "sender",
-      "body",
-      "status",
-      "user_id",
-      "media_state",
-      "media_content_type",
-      "media_size",
-      "created_at",
-    ])
+    .select(WIDGET_MESSAGE_COLUMNS)
     .where("account_id", "=", accountId)
     .where("conversation_id", "=", conversationId)
     .where("contact_id", "=", contactId)
@@ -91,18 +94,7 @@ export async function findVisibleMessage(
 ): Promise<WidgetMessageRow | undefined> {
   const row = await db
     .selectFrom("messages")
-    .select([
-      "id",
-      "direction",
-      "sender",
-      "body",
-      "status",
-      "user_id",
-      "media_state",
-      "media_content_type",
-      "media_size",
-      "created_at",
-    ])
+    .select(WIDGET_MESSAGE_COLUMNS)
     .where("account_id", "=", accountId)
     .where("conversation_id", "=", conversationId)
     .where("id", "=", messageId)

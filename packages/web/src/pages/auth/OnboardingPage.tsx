@@ -1,7 +1,8 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text, TextInput } from "@mantine/core";
+import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { NewApiKey } from "../../components/NewApiKey.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, api, errorMessage } from "../../lib/api.ts";
@@ -141,23 +142,11 @@ function FirstApiKey({ apiKey, onContinue }: { apiKey: string; onContinue: () =>
       intro="Your systems use this API key to call the Parley API (/v1). Keep it on your server; never put it in a web page or an app."
     >
       <Stack gap="sm">
-        <Alert color="green" title="Your API key" role="status">
-          <Text size="sm" mb="xs">
-            Copy it now: it is shown only once. You can generate a new one in Settings at any time.
-          </Text>
-          <Group gap="xs" wrap="nowrap" align="center">
-            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="new-api-key">
-              {apiKey}
-            </Code>
-            <CopyButton value={apiKey}>
-              {({ copied, copy }) => (
-                <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-                  {copied ? "Copied" : "Copy key"}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
-        </Alert>
+        <NewApiKey
+          apiKey={apiKey}
+          title="Your API key"
+          note="Copy it now: it is shown only once. You can generate a new one in Settings at any time."
+        />
         <Button onClick={onContinue} fullWidth data-autofocus>
           Continue to settings
         </Button>

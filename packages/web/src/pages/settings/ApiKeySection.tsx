@@ -1,6 +1,7 @@
-import { Alert, Button, Code, CopyButton, Group, Text } from "@mantine/core";
+import { Alert, Button, Code, Group, Text } from "@mantine/core";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { NewApiKey } from "../../components/NewApiKey.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
 import type { Settings } from "../../lib/types.ts";
@@ -36,23 +37,7 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
         )}
       </Text>
       {newKey && (
-        <Alert color="green" title="Your new API key" role="status">
-          <Text size="sm" mb="xs">
-            Copy it now: it is shown only once.
-          </Text>
-          <Group gap="xs" wrap="nowrap" align="center">
-            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="new-api-key">
-              {newKey}
-            </Code>
-            <CopyButton value={newKey}>
-              {({ copied, copy }) => (
-                <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-                  {copied ? "Copied" : "Copy key"}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
-        </Alert>
+        <NewApiKey apiKey={newKey} title="Your new API key" note="Copy it now: it is shown only once." />
       )}
       {confirming ? (
         <Alert
