@@ -15,6 +15,7 @@ import {
   type ServerProcess,
   start,
   startReceiver,
+  teachOpeningHours,
 } from "./harness.ts";
 
 const KILLS = Number(process.env.RELIABILITY_KILLS ?? 5);
@@ -44,6 +45,7 @@ describe("crashes with the bot and delivery running", () => {
     receiver.answer = (n) => (n % 5 === 0 ? "fail" : "ok");
 
     let server: ServerProcess = await start(["serve"], env);
+    await teachOpeningHours(port, sub.apiKey);
     const load = incomingLoad({ port: () => port, apiKey: sub.apiKey, prefix: "crash", concurrency: 16 });
     for (let k = 0; k < KILLS; k++) {
       await new Promise((r) => setTimeout(r, 500 + Math.random() * 1500));

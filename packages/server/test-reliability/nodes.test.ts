@@ -15,6 +15,7 @@ import {
   type ServerProcess,
   start,
   startReceiver,
+  teachOpeningHours,
 } from "./harness.ts";
 
 describe.runIf(PG_URL)("several nodes on PostgreSQL", () => {
@@ -42,6 +43,7 @@ describe.runIf(PG_URL)("several nodes on PostgreSQL", () => {
     const worker1 = await start(["worker"], env);
     const worker2 = await start(["worker"], env);
     processes.push(apiA, apiB, worker1, worker2);
+    await teachOpeningHours(apiA.port, sub.apiKey);
 
     const loadA = incomingLoad({ port: () => apiA.port, apiKey: sub.apiKey, prefix: "a", concurrency: 8 });
     const loadB = incomingLoad({ port: () => apiB.port, apiKey: sub.apiKey, prefix: "b", concurrency: 8 });
