@@ -30,6 +30,7 @@ describe("parley CLI", () => {
       "020_channels",
       "021_tenant_emails",
       "024_import_modes",
+      "025_contact_seen",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -43,6 +43,7 @@ describe("migrations", () => {
         "020_channels",
         "021_tenant_emails",
         "024_import_modes",
+        "025_contact_seen",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

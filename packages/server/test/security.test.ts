@@ -201,6 +201,7 @@ const WIDGET_OPEN = new Set([
   "POST /widget/v1/channels/:channelId/messages",
   "POST /widget/v1/channels/:channelId/attachments",
   "POST /widget/v1/channels/:channelId/email",
+  "POST /widget/v1/channels/:channelId/seen",
   "GET /widget/v1/channels/:channelId/messages/:messageId/attachment",
   "GET /widget/v1/channels/:channelId/events",
 ]);

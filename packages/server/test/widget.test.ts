@@ -351,6 +351,60 @@ describe(`the widget's public endpoints (${DIALECT})`, () => {
     }
   });
 
+  it("a visitor's seen report sets the conversation's contactSeenAt, only forward, for its own conversation", async () => {
+    const shop = await newShop();
+    const other = await newShop();
+    const v = await newVisitor(shop.channelId);
+    // No conversation yet: nothing to mark, nothing stored.
+    expect((await widget(shop.channelId, "POST", "/seen", { token: v.visitorToken })).statusCode).toBe(204);
+    expect(await counts(shop.accountId)).toMatchObject({ conversations: 0 });
+    await widget(shop.channelId, "POST", "/messages", {
+      token: v.visitorToken,
+      payload: { body: "What are your opening hours?", clientMessageId: "s1" },
+    });
+    await waitFor("the bot's answer", async () =>
+      (await messagesOf(shop.channelId, v.visitorToken)).find((m) => m.sender === "bot"),
+    );
+    const conversation = async () => {
+      const { data } = json<{ data: { id: string; contactSeenAt: string | null }[] }>(
+        await call(shop, "GET", "/v1/conversations"),
+      );
+      expect(data).toHaveLength(1);
+      return data[0]!;
+    };
+    expect((await conversation()).contactSeenAt).toBeNull();
+
+    // A token of another channel, or none, is refused and marks nothing.
+    const stranger = await newVisitor(other.channelId);
+    expect((await widget(shop.channelId, "POST", "/seen", { token: stranger.visitorToken })).statusCode).toBe(
+      401,
+    );
+    expect((await widget(shop.channelId, "POST", "/seen")).statusCode).toBe(401);
+    expect((await conversation()).contactSeenAt).toBeNull();
+
+    const before = Date.now();
+    expect((await widget(shop.channelId, "POST", "/seen", { token: v.visitorToken })).statusCode).toBe(204);
+    const seen = (await conversation()).contactSeenAt;
+    expect(seen).not.toBeNull();
+    expect(Date.parse(seen!)).toBeGreaterThanOrEqual(before - 1);
+    // The app's twin says the same.
+    const { browser } = await signInOwner(shop);
+    const inbox = json<{ data: { contactSeenAt: string | null }[] }>(
+      await browser.req({ method: "GET", url: "/app/api/conversations" }),
+    );
+    expect(inbox.data[0]?.contactSeenAt).toBe(seen);
+    // A report older than the stored one never moves it back.
+    const { id } = await conversation();
+    await t.parley.db.kysely
+      .updateTable("conversations")
+      .set({ contact_seen_at: Date.now() + 60_000 })
+      .where("id", "=", id)
+      .execute();
+    const ahead = (await conversation()).contactSeenAt;
+    expect((await widget(shop.channelId, "POST", "/seen", { token: v.visitorToken })).statusCode).toBe(204);
+    expect((await conversation()).contactSeenAt).toBe(ahead);
+  });
+
   it("limits messages per visitor and requests per address with 429 and Retry-After", async () => {
     const shop = await newShop();
     const address = nextAddress();

@@ -158,6 +158,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
     await inbox.getByRole("button", { name: "Send", exact: true }).click();
     await panel().getByText("Sure, come by any weekday before 5, I'm Maria.").waitFor();
     await expect.poll(() => panel().getByText("typing…").count()).toBe(0);
+    // The visitor has the panel open on screen: the inbox marks the person's reply Seen, live.
+    await inbox
+      .locator('[data-status="sent"]')
+      .filter({ hasText: "I'm Maria." })
+      .getByText("Seen", { exact: true })
+      .waitFor();
     await screenshot(visitor, "widget-person-reply", { fullPage: false });
   });
 

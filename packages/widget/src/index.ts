@@ -195,6 +195,22 @@ async function start(): Promise<void> {
     return btn;
   };
 
+  // The business's newest reply the visitor has had on screen, once told to the server (Seen in the inbox).
+  let seenReported: string | null = null;
+  const reportSeen = () => {
+    if (!visitor || panel.hidden || document.visibilityState !== "visible") return;
+    let newest: Message | null = null;
+    for (const m of messages.values()) {
+      if (m.sender !== "visitor" && (!newest || m.createdAt > newest.createdAt)) newest = m;
+    }
+    if (!newest || newest.id === seenReported) return;
+    seenReported = newest.id;
+    void fetch(`${api}/seen`, { method: "POST", headers: authHeaders() }).catch(() => {
+      seenReported = null;
+    });
+  };
+  document.addEventListener("visibilitychange", reportSeen);
+
   const emailKey = `${storeKey}:email`;
   const merge = (incoming: Message[]) => {
     for (const m of incoming) {
@@ -202,6 +218,7 @@ async function start(): Promise<void> {
       if (m.sender !== "visitor") showTyping(false);
     }
     render();
+    reportSeen();
     const all = [...messages.values()];
     emailForm.hidden = !(
       config.collectEmail &&
@@ -302,6 +319,7 @@ async function start(): Promise<void> {
     wrap.classList.toggle("open", open);
     if (open) {
       void loadHistory();
+      reportSeen();
       input.focus();
     } else launcher.focus();
   };

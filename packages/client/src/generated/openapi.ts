@@ -1976,6 +1976,8 @@ export interface operations {
               status: "open" | "resolved";
               /** @description The user (usr_…) the conversation is assigned to in the inbox */
               assigneeId: string | null;
+              /** @description When the contact last saw the conversation, where its channel reports it (the website chat: its panel open and on screen); replies sent before it were seen. Null until then */
+              contactSeenAt: string | null;
             }[];
             hasMore: boolean;
             nextCursor: string | null;
@@ -2103,6 +2105,8 @@ export interface operations {
             status: "open" | "resolved";
             /** @description The user (usr_…) the conversation is assigned to in the inbox */
             assigneeId: string | null;
+            /** @description When the contact last saw the conversation, where its channel reports it (the website chat: its panel open and on screen); replies sent before it were seen. Null until then */
+            contactSeenAt: string | null;
           };
         };
       };
@@ -2250,6 +2254,8 @@ export interface operations {
             status: "open" | "resolved";
             /** @description The user (usr_…) the conversation is assigned to in the inbox */
             assigneeId: string | null;
+            /** @description When the contact last saw the conversation, where its channel reports it (the website chat: its panel open and on screen); replies sent before it were seen. Null until then */
+            contactSeenAt: string | null;
           };
         };
       };

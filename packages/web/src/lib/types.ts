@@ -31,6 +31,8 @@ export interface Conversation {
   status: "open" | "resolved";
   botPaused: boolean;
   lastMessageAt: string | null;
+  /** When the contact last saw the conversation (the website chat reports it); null until then. */
+  contactSeenAt: string | null;
 }
 
 export interface ConversationPage {

@@ -17,6 +17,7 @@ import {
   bearer,
   checkOrigin,
   createVisitor,
+  markVisitorSeen,
   openChannel,
   publicConfig,
   requireVisitor,
@@ -175,6 +176,17 @@ export async function widgetRoutes(app: App, ctx: AppContext): Promise<void> {
       const visitor = await visitorOf(request);
       countMessage(visitor);
       await setVisitorEmail(ctx, channelOf(request), visitor, request.body.email);
+      return reply.code(204).send();
+    },
+  );
+
+  // The panel is open and on screen: the replies so far are seen (the inbox shows Seen).
+  app.post(
+    `${PREFIX}/seen`,
+    { ...open, schema: { hide: true, params: ChannelParams } },
+    async (request, reply) => {
+      const visitor = await visitorOf(request);
+      await markVisitorSeen(ctx, channelOf(request), visitor);
       return reply.code(204).send();
     },
   );

@@ -9,6 +9,7 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { findOrCreateContactByExternalId, updateContactDetails } from "../contacts/repo.ts";
 import { parseEmail } from "../contacts/service.ts";
+import { markContactSeen } from "../conversations/repo.ts";
 import { decodeDataUri, sniff } from "../messaging/media/sniff.ts";
 import { storeBlob } from "../messaging/media/store.ts";
 import { parseWebConfig, type WebConfig } from "./adapters/web.ts";
@@ -213,6 +214,21 @@ export async function visitorConversationId(
   visitor: WidgetVisitorRow,
 ): Promise<string | null> {
   return findVisitorConversationId(ctx.db.kysely, visitor.account_id, visitor.contact_id, channel.row.id);
+}
+
+/**
+ * The visitor has the panel open and on screen: the business's replies so far are seen (the inbox
+ * shows them as Seen). Nothing to mark before the visitor's first message (no conversation yet).
+ */
+export async function markVisitorSeen(
+  ctx: AppContext,
+  channel: WidgetChannel,
+  visitor: WidgetVisitorRow,
+): Promise<void> {
+  const conversationId = await visitorConversationId(ctx, channel, visitor);
+  if (!conversationId) return;
+  const at = Date.now();
+  await ctx.db.write((trx) => markContactSeen(trx, visitor.account_id, conversationId, at));
 }
 
 export interface VisitorSend {

@@ -257,6 +257,28 @@ export async function raiseHumanAlert(
   return raised;
 }
 
+/**
+ * The contact saw the conversation at `at` (its channel says so): kept only when later than what is
+ * stored, so a late or repeated report never moves it back. True when it moved.
+ */
+export async function markContactSeen(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("conversations")
+    .set({ contact_seen_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .where((eb) => eb.or([eb("contact_seen_at", "is", null), eb("contact_seen_at", "<", at)]))
+    .executeTakeFirst();
+  const moved = Number(res.numUpdatedRows) > 0;
+  if (moved) conversationChanged(db, accountId, conversationId);
+  return moved;
+}
+
 export async function setBotState(
   db: Q,
   accountId: string,

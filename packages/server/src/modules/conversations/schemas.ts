@@ -27,6 +27,11 @@ export const ConversationJson = Type.Object(
     assigneeId: Type.Union([Type.String(), Type.Null()], {
       description: "The user (usr_…) the conversation is assigned to in the inbox",
     }),
+    contactSeenAt: Type.Union([Type.String(), Type.Null()], {
+      description:
+        "When the contact last saw the conversation, where its channel reports it (the website chat: " +
+        "its panel open and on screen); replies sent before it were seen. Null until then",
+    }),
   },
   { description: "A conversation with its bot state (extension)" },
 );

@@ -28,6 +28,7 @@ import * as m015 from "./migrations/015_outgoing_skip_reason.ts";
 import * as m020 from "./migrations/020_channels.ts";
 import * as m021 from "./migrations/021_tenant_emails.ts";
 import * as m024 from "./migrations/024_import_modes.ts";
+import * as m025 from "./migrations/025_contact_seen.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -82,6 +83,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "020_channels": m020,
   "021_tenant_emails": m021,
   "024_import_modes": m024,
+  "025_contact_seen": m025,
 };
 
 class StaticMigrations implements MigrationProvider {

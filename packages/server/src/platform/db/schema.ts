@@ -154,6 +154,8 @@ export interface ConversationsTable {
   last_read_at: Generated<number>;
   /** '' for the custom channel (the spec's webhook), else the built-in channel's id (`ch_…`). */
   channel_id: Generated<string>;
+  /** When the contact last saw the conversation, where its channel reports it (the website chat). */
+  contact_seen_at: Generated<number | null>;
 }
 
 export type ChannelType = "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";

@@ -149,7 +149,12 @@ export function ConversationView({ conversationId, session }: { conversationId: 
             {c.status === "open" ? "Resolve" : "Reopen"}
           </Button>
         </Group>
-        <Thread messages={messages} contactName={contactLabel(c.contact)} onResent={refresh} />
+        <Thread
+          messages={messages}
+          contactName={contactLabel(c.contact)}
+          contactSeenAt={c.contactSeenAt}
+          onResent={refresh}
+        />
         {learnable && c.campaignId && <SaveKnowledge campaignId={c.campaignId} learnable={learnable} />}
         <ReplyBox conversationId={conversationId} channelType={c.channelType} onSent={refresh} />
       </Stack>
@@ -160,12 +165,16 @@ export function ConversationView({ conversationId, session }: { conversationId: 
 function Thread({
   messages,
   contactName,
+  contactSeenAt,
   onResent,
 }: {
   messages: Message[];
   contactName: string;
+  /** Where the channel reports it (the website chat): replies sent before it were seen. */
+  contactSeenAt: string | null;
   onResent: () => void;
 }) {
+  const seenUntil = contactSeenAt ? Date.parse(contactSeenAt) : null;
   const end = useRef<HTMLDivElement>(null);
   const last = messages.at(-1)?.id;
   useEffect(() => {
@@ -181,7 +190,12 @@ function Thread({
         )}
         {messages.map((m) => (
           <li key={m.id}>
-            <MessageItem message={m} contactName={contactName} onResent={onResent} />
+            <MessageItem
+              message={m}
+              contactName={contactName}
+              seen={seenUntil !== null && m.status === "sent" && Date.parse(m.createdAt) <= seenUntil}
+              onResent={onResent}
+            />
           </li>
         ))}
       </Stack>

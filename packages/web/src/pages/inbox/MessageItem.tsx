@@ -58,10 +58,13 @@ function StatusBadge({ status }: { status: string }) {
 export function MessageItem({
   message: m,
   contactName,
+  seen = false,
   onResent,
 }: {
   message: Message;
   contactName: string;
+  /** The contact saw it (the website chat reports when its visitor has the panel on screen). */
+  seen?: boolean;
   onResent: () => void;
 }) {
   const outbound = m.direction === "outbound";
@@ -112,6 +115,11 @@ export function MessageItem({
         {outbound && (
           <Group gap={6} mt={6} justify="flex-end">
             <StatusBadge status={m.status} />
+            {seen && (
+              <Badge color="teal.9" variant="light">
+                Seen
+              </Badge>
+            )}
           </Group>
         )}
         {outbound && m.status === "failed" && (
