@@ -5,7 +5,9 @@ import { normalizeBaseUrl } from "../src/client.ts";
 import { Parley, ParleyError } from "../src/index.ts";
 import { type LiveServer, startLiveServer, uniqueEmail } from "./helpers.ts";
 
-describe("429 from a real server (RATE_LIMIT_PER_MINUTE=3)", () => {
+// The per-key limit lives in the API process (Redis across nodes), not in the database, and the test
+// waits out a whole minute's window: run once, on the SQLite pass, not again on PostgreSQL's.
+describe.skipIf(Boolean(process.env.DATABASE_URL))("429 from a real server (RATE_LIMIT_PER_MINUTE=3)", () => {
   let s: LiveServer;
   let apiKey: string;
   beforeAll(async () => {
