@@ -11,7 +11,7 @@ import { channelForDelivery } from "../channels/service.ts";
 import { findConversationById } from "../conversations/repo.ts";
 import { setDeliveryOutcome } from "../messaging/repo.ts";
 import type { AttemptResult } from "./attempt.ts";
-import { attemptRowOf, nextAttemptAt, outcomeOf } from "./deliver.ts";
+import { attemptRowOf, nextAttemptAt, outcomeOf } from "./outcome.ts";
 import * as repo from "./repo.ts";
 
 /** What an attempt row shows as the destination of a channel's attempt (no URL: the channel). */

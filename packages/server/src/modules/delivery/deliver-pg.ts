@@ -11,8 +11,8 @@ import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
 import { pgSetDeliveryOutcomeSql, pgSetDeliveryOutcomesFrom } from "../messaging/repo.ts";
 import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
-import { attemptRowOf, MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./deliver.ts";
 import { deliverThroughChannel } from "./deliver-channel.ts";
+import { attemptRowOf, MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./outcome.ts";
 import { ATTEMPT_COLUMNS, pgInsertAttemptsFrom } from "./repo.ts";
 
 type Loaded = MessageRow & {

@@ -8,17 +8,22 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../platform/db/schema.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
-import { iso } from "../../platform/text.ts";
 import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
 import { channelIdOfConversation } from "../conversations/repo.ts";
 import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
-import { type AttemptResult, errorJson, NOT_CONFIGURED, nextRetryDelayMs, postSigned } from "./attempt.ts";
+import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
 import { deliverThroughChannel } from "./deliver-channel.ts";
 import { deliverMessageOnPostgres } from "./deliver-pg.ts";
+import {
+  attemptRowOf,
+  MESSAGE_NOT_CONFIGURED,
+  messageEvent,
+  nextAttemptAt,
+  type Outcome,
+  outcomeOf,
+} from "./outcome.ts";
 import * as repo from "./repo.ts";
-
-type Outcome = { status: "sent" | "failed"; error: string | null; at: number };
 
 /** What one attempt needs, whatever is being delivered. */
 interface Target {
@@ -30,35 +35,6 @@ interface Target {
   body: string;
   notConfigured: string;
   record(trx: Transaction<Database>, outcome: Outcome): Promise<void>;
-}
-
-/** The error of a message that cannot be delivered because the account has no URL to send it to. */
-export const MESSAGE_NOT_CONFIGURED =
-  "No custom channel webhook URL is configured for this account; set it in the settings " +
-  "(parley account set --webhook-url), then resend the message";
-
-/** The custom channel reply event: the spec's six fields first, then Parley's additive ones. */
-export function messageEvent(
-  m: NonNullable<Awaited<ReturnType<typeof findMessageById>>>,
-  ownerUserId: string | null,
-  contactExternalId: string | null,
-) {
-  return {
-    contactId: m.contact_id,
-    messageId: m.id,
-    userId: ownerUserId ?? "",
-    body: m.body,
-    toId: m.to_id ?? contactExternalId ?? "",
-    channel: m.channel ?? "",
-    type: "message.outbound",
-    sender: m.sender,
-    campaignId: m.campaign_id,
-    createdAt: iso(m.created_at),
-    media:
-      m.media_url && !m.media_url.startsWith("data:")
-        ? { url: m.media_url, contentType: m.media_content_type }
-        : null,
-  };
 }
 
 /** A message of a built-in channel's conversation: delivered by the channel's adapter. */
@@ -116,54 +92,6 @@ async function eventTarget(ctx: AppContext, accountId: string, eventId: string):
       "(parley account set --events-webhook-url)",
     record: (trx, outcome) => repo.setEventOutcome(trx, accountId, e.id, outcome),
   };
-}
-
-/** What an attempt row records of one attempt, beyond which message or event it was for. */
-export function attemptRowOf(
-  result: AttemptResult,
-  about: {
-    url: string | null;
-    number: number;
-    trigger: "scheduled" | "manual";
-    nextAttemptAt: number | null;
-  },
-) {
-  return {
-    attempted_at: result.attemptedAt,
-    duration_ms: result.durationMs,
-    status_code: result.statusCode,
-    error_class: result.errorClass,
-    error_message: result.errorMessage,
-    response_body: result.responseBody,
-    url: about.url,
-    attempt_number: about.number,
-    trigger: about.trigger,
-    next_attempt_at: about.nextAttemptAt,
-  };
-}
-
-/** The status and stored error of one attempt. */
-export function outcomeOf(result: AttemptResult, at: number): Outcome {
-  return {
-    status: result.ok ? "sent" : "failed",
-    at,
-    error: result.ok
-      ? null
-      : errorJson({
-          statusCode: result.statusCode,
-          errorClass: result.errorClass ?? "connection_error",
-          message: result.errorMessage ?? "delivery failed",
-          responseBody: result.responseBody,
-          at: result.attemptedAt,
-        }),
-  };
-}
-
-/** After a failed attempt: when the next one is due, or null to stop (410 Gone, schedule exhausted). */
-export function nextAttemptAt(ctx: AppContext, job: JobContext, result: AttemptResult): number | null {
-  if (result.statusCode === 410) return null;
-  const delay = nextRetryDelayMs(ctx.config.deliveryRetryScheduleSeconds, job.attempt, result.retryAfterMs);
-  return delay === null ? null : Date.now() + delay;
 }
 
 export type DeliverWhat = { messageId: string; trigger?: "scheduled" | "manual" } | { eventId: string };
