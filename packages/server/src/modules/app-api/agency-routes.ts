@@ -24,7 +24,7 @@ import {
   requireSubaccount,
   setAutoRecharge,
 } from "../credits/service.ts";
-import type { SessionRoute } from "./routes.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];

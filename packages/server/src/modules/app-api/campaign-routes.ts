@@ -26,7 +26,7 @@ import {
 } from "../bot/service.ts";
 import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
-import type { SessionRoute } from "./routes.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];

@@ -12,7 +12,7 @@ import {
   pageChannels,
   updateChannel,
 } from "../channels/service.ts";
-import type { SessionRoute } from "./routes.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];

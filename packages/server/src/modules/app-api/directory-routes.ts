@@ -28,7 +28,7 @@ import {
   renameList,
   requireList,
 } from "../lists/service.ts";
-import type { SessionRoute } from "./routes.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];

@@ -6,7 +6,7 @@ import type { App } from "../../platform/http/types.ts";
 import { guessMapping, MAX_IMPORT_BYTES, scanCsv } from "../imports/csv.ts";
 import { acceptCsv, ImportParams, ImportQuery } from "../imports/routes.ts";
 import { createImport, csvBytes, importView, rejectedCsv, requireImport } from "../imports/service.ts";
-import type { SessionRoute } from "./routes.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];

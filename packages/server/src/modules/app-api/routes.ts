@@ -74,6 +74,7 @@ import {
   createSessionHook,
   onboardingAddress,
   readCookie,
+  type SessionRoute,
   sessionOf,
   setSessionCookie,
 } from "./session.ts";
@@ -82,11 +83,6 @@ import { conversationsJson, messagesJson, threadJson } from "./views.ts";
 
 const TAGS = ["app"];
 
-/** The options every signed-in route spreads in: the session (and CSRF) check, and its auth mode. */
-export interface SessionRoute {
-  config: { auth: "session" };
-  onRequest: ReturnType<typeof createSessionHook>;
-}
 const SSE_PING_MS = 25_000;
 
 export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {

@@ -75,3 +75,9 @@ export function onboardingAddress(ctx: AppContext, request: FastifyRequest): str
   if (!ctx.config.trustProxy && (h["x-forwarded-for"] || h.forwarded || h["x-real-ip"])) return "";
   return clientAddress(ctx, request);
 }
+
+/** The options every signed-in route spreads in: the session (and CSRF) check, and its auth mode. */
+export interface SessionRoute {
+  config: { auth: "session" };
+  onRequest: ReturnType<typeof createSessionHook>;
+}

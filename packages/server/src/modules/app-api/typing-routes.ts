@@ -5,8 +5,8 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { findConversationById } from "../conversations/repo.ts";
-import type { SessionRoute } from "./routes.ts";
 import { ConversationIdParams } from "./schemas.ts";
+import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 export function typingRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
