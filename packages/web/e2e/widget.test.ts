@@ -181,6 +181,33 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
     await tab.close();
   });
 
+  it("a visitor attaches an image: the panel and the inbox show it; a file that is not what it says is refused", async () => {
+    const file = panel().locator('input[type="file"]');
+    // 1×1 transparent PNG.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
+      "base64",
+    );
+    await file.setInputFiles({ name: "frame.png", mimeType: "image/png", buffer: png });
+    await panel().getByRole("button", { name: "Open attachment (image/png)" }).waitFor();
+    await inbox.getByRole("img", { name: "Image attachment" }).waitFor();
+
+    const before = await panel()
+      .getByRole("button", { name: /^Open attachment/ })
+      .count();
+    await file.setInputFiles({
+      name: "fake.png",
+      mimeType: "image/png",
+      buffer: Buffer.from("not a picture"),
+    });
+    await panel().getByRole("status").getByText("does not match its type", { exact: false }).waitFor();
+    expect(
+      await panel()
+        .getByRole("button", { name: /^Open attachment/ })
+        .count(),
+    ).toBe(before);
+  });
+
   it("a page on an origin the business did not list gets nothing", async () => {
     const page = await newPage(browser);
     const asked: string[] = [];
