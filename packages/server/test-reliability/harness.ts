@@ -196,52 +196,24 @@ export async function payingSubaccount(env: NodeJS.ProcessEnv, email: string, re
   return sub;
 }
 
-/** One HTTPS call to a started server (its self-signed certificate), the JSON answer. */
-function httpsJson<T>(port: number, method: string, path: string, payload?: unknown): Promise<T> {
-  const body = payload === undefined ? undefined : JSON.stringify(payload);
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        rejectUnauthorized: false,
-        headers: body
-          ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
-          : {},
-      },
-      (res) => {
-        let data = "";
-        res.on("data", (c) => (data += c));
-        res.on("end", () =>
-          (res.statusCode ?? 500) < 300
-            ? resolve(JSON.parse(data) as T)
-            : reject(new Error(`${method} ${path}: ${res.statusCode} ${data}`)),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
 /**
  * Teaches the account's default campaign the answer to incomingLoad's question, so the bot answers
  * every message of a conversation (an unanswerable run gets one fallback, not one per message).
  */
 export async function teachOpeningHours(port: number, apiKey: string): Promise<void> {
-  const campaigns = await httpsJson<{ data: { id: string; isDefault: boolean }[] }>(
+  const campaigns = await callApi<{ data: { id: string; isDefault: boolean }[] }>(
     port,
+    apiKey,
     "GET",
-    `/v1/campaigns?apiKey=${apiKey}`,
+    "/v1/campaigns",
   );
-  const id = campaigns.data.find((c) => c.isDefault)?.id;
-  await httpsJson(port, "PATCH", `/v1/campaigns/${id}?apiKey=${apiKey}`, {
+  const id = campaigns.json.data.find((c) => c.isDefault)?.id;
+  const taught = await callApi(port, apiKey, "PATCH", `/v1/campaigns/${id}`, {
     knowledge: [
       { question: "What are your opening hours?", answer: "We are open 9 to 6, Monday to Saturday." },
     ],
   });
+  expect(taught.status).toBe(200);
 }
 
 /**
