@@ -544,6 +544,14 @@ describe("channels", () => {
         await browser.req({ method: "GET", url: "/app/api/conversations?channelId=custom" }),
       );
       expect(onlyCustom.data.map((c) => c.id)).toEqual([convs[0]!.id]);
+      // The /v1 conversations say which channel each is on too.
+      const v1 = json<Page<{ id: string; channelId: string | null }>>(
+        await call(acc.apiKey, "GET", "/v1/conversations"),
+      );
+      expect(Object.fromEntries(v1.data.map((c) => [c.id, c.channelId]))).toEqual({
+        [first.conversationId]: ch.id,
+        [convs[0]!.id]: null,
+      });
 
       // Each conversation's thread holds its own messages only.
       const thread = async (id: string) =>

@@ -1959,6 +1959,8 @@ export interface operations {
               id: string;
               contactId: string;
               channel: string | null;
+              /** @description The built-in channel (ch_…) the conversation is on; null on the custom channel */
+              channelId: string | null;
               /** @description The campaign the conversation was last routed to */
               campaignId: string | null;
               /** @description Paused by a person's reply or an operator */
@@ -2088,6 +2090,8 @@ export interface operations {
             id: string;
             contactId: string;
             channel: string | null;
+            /** @description The built-in channel (ch_…) the conversation is on; null on the custom channel */
+            channelId: string | null;
             /** @description The campaign the conversation was last routed to */
             campaignId: string | null;
             /** @description Paused by a person's reply or an operator */
@@ -2237,6 +2241,8 @@ export interface operations {
             id: string;
             contactId: string;
             channel: string | null;
+            /** @description The built-in channel (ch_…) the conversation is on; null on the custom channel */
+            channelId: string | null;
             /** @description The campaign the conversation was last routed to */
             campaignId: string | null;
             /** @description Paused by a person's reply or an operator */

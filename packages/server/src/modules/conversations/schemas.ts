@@ -7,6 +7,9 @@ export const ConversationJson = Type.Object(
     id: Type.String({ description: "cv_…" }),
     contactId: Type.String(),
     channel: Type.Union([Type.String(), Type.Null()]),
+    channelId: Type.Union([Type.String(), Type.Null()], {
+      description: "The built-in channel (ch_…) the conversation is on; null on the custom channel",
+    }),
     campaignId: Type.Union([Type.String(), Type.Null()], {
       description: "The campaign the conversation was last routed to",
     }),

@@ -17,6 +17,7 @@ export function conversationView(account: AccountRow, c: repo.ConversationWithCo
     id: c.id,
     contactId: c.contact_id,
     channel: c.channel,
+    channelId: c.channel_id === "" ? null : c.channel_id,
     campaignId: c.campaign_id,
     botPaused: paused,
     botActive: account.bot_active === 1 && Number(c.contact_bot_active) === 1 && !paused,
