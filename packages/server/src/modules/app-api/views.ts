@@ -40,7 +40,7 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
     botPaused: Number(row.bot_paused) === 1,
     lastMessageAt: iso(row.last_message_at),
     // The website chat reports when its visitor saw the conversation: earlier replies show as Seen.
-    contactSeenAt: row.contact_seen_at == null ? null : iso(Number(row.contact_seen_at)),
+    contactSeenAt: row.contact_seen_at == null ? null : iso(row.contact_seen_at),
   };
 }
 

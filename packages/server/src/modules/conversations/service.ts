@@ -28,7 +28,7 @@ export function conversationView(account: AccountRow, c: repo.ConversationWithCo
     updatedAt: iso(c.updated_at),
     status: c.status,
     assigneeId: c.assignee_id,
-    contactSeenAt: c.contact_seen_at == null ? null : iso(Number(c.contact_seen_at)),
+    contactSeenAt: c.contact_seen_at == null ? null : iso(c.contact_seen_at),
   };
 }
 

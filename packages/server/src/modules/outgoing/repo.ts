@@ -50,8 +50,8 @@ export async function setSendMessage(
 /**
  * The next members of the list the campaign has not reached, in contact id order, each with the custom
  * channel label it is known on (the one its latest labelled message used, null when none has a label)
- * and the channel of its latest message's conversation (`latest_channel_id`: '' for the custom channel,
- * a built-in channel's id, null without messages); both read through messages_contact_idx.
+ * and, when its latest message is in a built-in channel's conversation, that conversation
+ * (`built_in_conversation_id`, else null); both read through messages_contact_idx.
  */
 export async function membersNotReached(
   db: Q,
@@ -59,7 +59,7 @@ export async function membersNotReached(
   listId: string,
   campaignId: string,
   limit: number,
-): Promise<(ContactRow & { known_channel: string | null; latest_channel_id: string | null })[]> {
+): Promise<(ContactRow & { known_channel: string | null; built_in_conversation_id: string | null })[]> {
   return db
     .selectFrom("list_members as m")
     .innerJoin("contacts as c", (j) =>
@@ -86,12 +86,12 @@ export async function membersNotReached(
         .innerJoin("conversations as lcv", (j) =>
           j.onRef("lcv.id", "=", "lm.conversation_id").onRef("lcv.account_id", "=", "lm.account_id"),
         )
-        .select("lcv.channel_id")
+        .select(sql<string | null>`case when lcv.channel_id <> '' then lcv.id end`.as("id"))
         .whereRef("lm.account_id", "=", "c.account_id")
         .whereRef("lm.contact_id", "=", "c.id")
         .orderBy("lm.id", "desc")
         .limit(1)
-        .as("latest_channel_id"),
+        .as("built_in_conversation_id"),
     )
     .where("m.account_id", "=", accountId)
     .where("m.list_id", "=", listId)

@@ -195,17 +195,9 @@ export async function sendTick(
     const now = Date.now();
     // A member last heard on a built-in channel (the website chat) gets it in that conversation,
     // through the channel's adapter: never through the custom webhook under a label it never used.
-    if (contact.latest_channel_id) {
+    if (contact.built_in_conversation_id) {
       if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
-      const builtIn = await findOrCreateConversation(
-        trx,
-        accountId,
-        contact.id,
-        null,
-        now,
-        contact.latest_channel_id,
-      );
-      await sendFirstMessage(trx, contact, name, builtIn.conversation.id, null, now);
+      await sendFirstMessage(trx, contact, name, contact.built_in_conversation_id, null, now);
       return;
     }
     // Each member on the channel it is known on; the campaign's label only where it has none.
