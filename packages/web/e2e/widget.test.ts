@@ -164,6 +164,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
       .filter({ hasText: "I'm Maria." })
       .getByText("Seen", { exact: true })
       .waitFor();
+    await screenshot(inbox, "inbox-website-chat");
     await screenshot(visitor, "widget-person-reply", { fullPage: false });
   });
 
