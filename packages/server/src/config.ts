@@ -50,6 +50,11 @@ export interface Config {
    * characters); null: a key generated into DATA_DIR/secret.key on first start is used.
    */
   secretKey: Buffer | null;
+  /**
+   * The messaging providers' API base URLs (META_GRAPH_URL, TELEGRAM_API_URL, TWILIO_API_URL), without
+   * a trailing slash: the providers' own by default; tests point them at local stand-ins.
+   */
+  providers: { metaGraphUrl: string; telegramApiUrl: string; twilioApiUrl: string };
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -239,5 +244,15 @@ export function loadConfig(env: Env = process.env): Config {
     botReplyCost,
     botMetering,
     secretKey: secretKey(env, "PARLEY_SECRET_KEY"),
+    providers: {
+      metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),
+      telegramApiUrl: baseUrl(env, "TELEGRAM_API_URL", "https://api.telegram.org"),
+      twilioApiUrl: baseUrl(env, "TWILIO_API_URL", "https://api.twilio.com"),
+    },
   };
+}
+
+/** A provider's API base URL (http or https), without a trailing slash. */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  return (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
 }

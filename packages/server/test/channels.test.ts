@@ -256,8 +256,9 @@ describe("channels", () => {
           400,
           "INVALID_CHANNEL_CONFIG",
         ],
-        [{ type: "telegram", name: "x", config: { botToken: TOKEN } }, 400, "CHANNEL_TYPE_NOT_AVAILABLE"],
-        [{ type: "whatsapp", name: "x", config: {} }, 400, "CHANNEL_TYPE_NOT_AVAILABLE"],
+        [{ type: "telegram", name: "x", config: { botToken: "nope" } }, 400, "INVALID_CHANNEL_CONFIG"],
+        [{ type: "whatsapp", name: "x", config: {} }, 400, "INVALID_CHANNEL_CONFIG"],
+        [{ type: "twilio_sms", name: "x", config: { accountSid: "AC1" } }, 400, "INVALID_CHANNEL_CONFIG"],
         [
           { type: "web", name: "x", config: WEB_CONFIG, campaignId: theirCampaign },
           404,
@@ -413,47 +414,55 @@ describe("channels", () => {
     });
 
     it("a secret-bearing channel: encrypted in the database, masked in every answer, kept on update", async () => {
-      // No type that can be created has secrets in part 1 (telegram is parsed but not available), so
-      // the channel is stored through the generic path create uses, with telegram's parsed config.
       const acc = await t.account();
-      const row = await storeChannel(t.parley.ctx, acc.accountId, {
-        type: "telegram",
-        name: "Bot",
-        campaignId: null,
-        config: {},
-        secrets: { botToken: TOKEN },
+      const secrets = { accessToken: TOKEN, appSecret: "app-secret-0123456789", verifyToken: "verify-me-42" };
+      const res = await create(acc.apiKey, {
+        type: "whatsapp",
+        name: "WhatsApp",
+        config: { phoneNumberId: "106540352242922", ...secrets },
       });
+      expect(res.statusCode, res.body).toBe(201);
+      const row = json<Channel>(res);
       const stored = await channelRow(row.id);
       expect(stored.secrets).toBeTruthy();
       expect(stored.secrets).not.toContain(TOKEN);
-      expect(stored.secrets).not.toContain("super-secret");
       expect(JSON.stringify(stored)).not.toContain("super-secret");
-      expect(decryptChannel(t.parley.ctx, stored).secrets).toEqual({ botToken: TOKEN });
+      expect(JSON.stringify(stored)).not.toContain("app-secret");
+      expect(decryptChannel(t.parley.ctx, stored).secrets).toEqual(secrets);
 
       const masked = maskSecret(TOKEN);
       expect(masked).toBe("••••Zq7X");
+      const maskedConfig = {
+        phoneNumberId: "106540352242922",
+        graphVersion: "v21.0",
+        accessToken: masked,
+        appSecret: maskSecret(secrets.appSecret),
+        verifyToken: maskSecret(secrets.verifyToken),
+      };
       const got = json<Channel>(await call(acc.apiKey, "GET", `/v1/channels/${row.id}`));
-      expect(got.config).toEqual({ botToken: masked });
+      expect(got.config).toEqual(maskedConfig);
       expect(got.inboundUrl).toBe(`https://localhost:${t.config.port}/v1/channels/${row.id}/inbound`);
       expect(got.embedSnippet).toBeNull();
       const listed = await call(acc.apiKey, "GET", "/v1/channels");
       expect(listed.body).not.toContain("super-secret");
       expect(listed.body).toContain(masked);
 
-      // A rename leaves the secret as it was; an update without the token keeps it.
+      // A rename leaves the secrets as they were; an update without a secret keeps it.
       const renamed = await call(acc.apiKey, "PATCH", `/v1/channels/${row.id}`, {
         name: "Renamed",
         config: {},
       });
       expect(renamed.statusCode, renamed.body).toBe(200);
       expect(renamed.body).not.toContain("super-secret");
-      expect(json<Channel>(renamed).config).toEqual({ botToken: masked });
-      expect(decryptChannel(t.parley.ctx, await channelRow(row.id)).secrets).toEqual({ botToken: TOKEN });
-      // A bad token is refused and the stored one stays.
-      const bad = await call(acc.apiKey, "PATCH", `/v1/channels/${row.id}`, { config: { botToken: "nope" } });
+      expect(json<Channel>(renamed).config).toEqual(maskedConfig);
+      expect(decryptChannel(t.parley.ctx, await channelRow(row.id)).secrets).toEqual(secrets);
+      // A bad setting is refused and the stored secrets stay.
+      const bad = await call(acc.apiKey, "PATCH", `/v1/channels/${row.id}`, {
+        config: { phoneNumberId: "not a number", accessToken: "other" },
+      });
       expect(bad.statusCode).toBe(400);
       expect(errorCode(bad)).toBe("INVALID_CHANNEL_CONFIG");
-      expect(decryptChannel(t.parley.ctx, await channelRow(row.id)).secrets).toEqual({ botToken: TOKEN });
+      expect(decryptChannel(t.parley.ctx, await channelRow(row.id)).secrets).toEqual(secrets);
     });
   });
 

@@ -31,6 +31,7 @@ describe("parley CLI", () => {
       "021_tenant_emails",
       "024_import_modes",
       "025_contact_seen",
+      "026_channel_providers",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

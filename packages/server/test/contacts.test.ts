@@ -60,9 +60,11 @@ describe("contacts API", () => {
         "labels",
         "lastName",
         "phone",
+        "smsOptedOutAt",
         "updatedAt",
       ].sort(),
     );
+    expect(c.smsOptedOutAt).toBeNull();
     expect(c.id).toMatch(/^ct_[0-9a-z]{26}$/);
     expect(c).toMatchObject({
       firstName: "Ada",

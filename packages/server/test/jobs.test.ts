@@ -44,6 +44,7 @@ describe("migrations", () => {
         "021_tenant_emails",
         "024_import_modes",
         "025_contact_seen",
+        "026_channel_providers",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

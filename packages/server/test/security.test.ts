@@ -153,6 +153,10 @@ const TABLE: Record<string, Row> = {
     body: () => ({ name: "taken over" }),
   },
   "DELETE /v1/channels/:channelId": { auth: "key", foreign: (w) => `/v1/channels/${w.b.channelId}` },
+  // A provider's webhook: the provider's signature or secret token is its key (channel-meta,
+  // channel-telegram and channel-twilio tests refuse a missing or wrong one, storing nothing).
+  "GET /v1/channels/:channelId/inbound": { auth: "none" },
+  "POST /v1/channels/:channelId/inbound": { auth: "none" },
   "POST /v1/subaccounts/credits": {
     auth: "agency",
     foreign: () => "/v1/subaccounts/credits",

@@ -963,6 +963,8 @@ export interface operations {
                   botActive: boolean;
                   /** @description Free-form tags (extension) */
                   labels: string[];
+                  /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+                  smsOptedOutAt: string | null;
                 };
               }
             | {
@@ -983,6 +985,8 @@ export interface operations {
                   botActive: boolean;
                   /** @description Free-form tags (extension) */
                   labels: string[];
+                  /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+                  smsOptedOutAt: string | null;
                 }[];
                 hasMore: boolean;
                 nextCursor: string | null;
@@ -1131,6 +1135,8 @@ export interface operations {
             botActive: boolean;
             /** @description Free-form tags (extension) */
             labels: string[];
+            /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+            smsOptedOutAt: string | null;
           };
         };
       };
@@ -1157,6 +1163,8 @@ export interface operations {
             botActive: boolean;
             /** @description Free-form tags (extension) */
             labels: string[];
+            /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+            smsOptedOutAt: string | null;
           };
         };
       };
@@ -1308,6 +1316,8 @@ export interface operations {
             botActive: boolean;
             /** @description Free-form tags (extension) */
             labels: string[];
+            /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+            smsOptedOutAt: string | null;
           };
         };
       };
@@ -1456,6 +1466,8 @@ export interface operations {
             botActive: boolean;
             /** @description Free-form tags (extension) */
             labels: string[];
+            /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+            smsOptedOutAt: string | null;
           };
         };
       };
@@ -1780,6 +1792,8 @@ export interface operations {
             botActive: boolean;
             /** @description Free-form tags (extension) */
             labels: string[];
+            /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+            smsOptedOutAt: string | null;
           };
         };
       };
@@ -3112,6 +3126,8 @@ export interface operations {
               botActive: boolean;
               /** @description Free-form tags (extension) */
               labels: string[];
+              /** @description When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted */
+              smsOptedOutAt: string | null;
             }[];
             hasMore: boolean;
             nextCursor: string | null;

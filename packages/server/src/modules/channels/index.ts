@@ -1,6 +1,8 @@
 // Built-in channels (DESIGN.md section 9): the channel model and API, and the web chat widget.
 // Outbound messages of a built-in channel's conversations go through its adapter in the delivery job.
 import type { Module } from "../../context.ts";
+import { inboundRoutes } from "./inbound-routes.ts";
+import { channelInboundJob, processInbound } from "./inbound-service.ts";
 import { channelRoutes } from "./routes.ts";
 import { secretBox } from "./service.ts";
 import { widgetRoutes } from "./widget-routes.ts";
@@ -11,10 +13,13 @@ export const channelsModule: Module = {
     // The secret key is read (or generated into DATA_DIR) at start, not at the first channel.
     secretBox(ctx);
     channelRoutes(app, ctx);
+    // The providers' webhooks (WhatsApp, Telegram, Twilio, Messenger, Instagram).
+    await inboundRoutes(app, ctx);
     // The widget's public endpoints and /widget.js.
     await widgetRoutes(app, ctx);
   },
-  jobs(_worker, ctx) {
+  jobs(worker, ctx) {
     secretBox(ctx);
+    worker.register(channelInboundJob, (payload, job) => processInbound(ctx, payload, job));
   },
 };

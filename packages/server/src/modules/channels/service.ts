@@ -106,10 +106,7 @@ export interface CreateChannelInput {
 function adapterFor(type: ChannelType): ChannelAdapter {
   const adapter = adapterOf(type);
   if (!adapter?.available) {
-    throw new AppError(
-      "CHANNEL_TYPE_NOT_AVAILABLE",
-      `Channels of type ${type} cannot be created yet (available: web)`,
-    );
+    throw new AppError("CHANNEL_TYPE_NOT_AVAILABLE", `Channels of type ${type} cannot be created yet`);
   }
   return adapter;
 }
@@ -138,7 +135,47 @@ export async function createChannel(ctx: AppContext, accountId: string, input: C
     campaignId: input.campaignId ?? null,
     ...parsed,
   });
-  return channelView(ctx.config, decryptChannel(ctx, row));
+  await connect(ctx, adapter, row);
+  return getChannel(ctx, accountId, row.id);
+}
+
+/**
+ * Tells the provider where to post (Telegram's setWebhook). A refusal does not undo the channel: it is
+ * kept with status `error` and the provider's reason, so the person can fix the token and resume it.
+ */
+async function connect(ctx: AppContext, adapter: ChannelAdapter, row: ChannelRow): Promise<void> {
+  if (!adapter.connect) return;
+  const channel = decryptChannel(ctx, row);
+  const inboundUrl = channelView(ctx.config, channel).inboundUrl;
+  if (!inboundUrl) return;
+  try {
+    await adapter.connect(ctx, channel, inboundUrl);
+    if (row.status === "error") await setStatus(ctx, row.account_id, row.id, "active", null);
+  } catch (err) {
+    const reason = err instanceof AppError ? err.message : "the provider could not be reached";
+    if (!(err instanceof AppError)) ctx.log.warn({ err, channelId: row.id }, "channel connect failed");
+    await setStatus(ctx, row.account_id, row.id, "error", reason);
+  }
+}
+
+async function setStatus(
+  ctx: AppContext,
+  accountId: string,
+  channelId: string,
+  status: ChannelStatus,
+  lastError: string | null,
+): Promise<void> {
+  await ctx.db.write((trx) => repo.setChannelStatus(trx, accountId, channelId, status, lastError));
+}
+
+/** A provider refused the channel's credentials: the channel turns `error` with the provider's words. */
+export async function markChannelError(
+  ctx: AppContext,
+  accountId: string,
+  channelId: string,
+  reason: string,
+): Promise<void> {
+  await setStatus(ctx, accountId, channelId, "error", reason.slice(0, 500));
 }
 
 /**
@@ -215,10 +252,22 @@ export async function updateChannel(
       updated_at: now,
     }),
   );
+  // New credentials, or a resume after an error: the provider is told again (and may refuse again).
+  if (parsed || input.status === "active") {
+    await connect(ctx, adapter, await requireChannel(ctx, accountId, channelId));
+  }
   return getChannel(ctx, accountId, channelId);
 }
 
 export async function deleteChannel(ctx: AppContext, accountId: string, channelId: string): Promise<void> {
+  const row = await requireChannel(ctx, accountId, channelId);
+  const adapter = adapterOf(row.type);
+  if (adapter?.disconnect) {
+    // Best effort: a provider that cannot be reached does not keep a channel the person wants gone.
+    await adapter.disconnect(ctx, decryptChannel(ctx, row)).catch((err: unknown) => {
+      ctx.log.warn({ err, channelId }, "channel disconnect failed");
+    });
+  }
   const deleted = await ctx.db.write((trx) => repo.deleteChannel(trx, accountId, channelId));
   if (!deleted) throw new AppError("CHANNEL_NOT_FOUND", `No channel with id ${channelId}`);
 }

@@ -117,6 +117,67 @@ export async function findOrCreateContactByExternalId(
   return { contact: row, created: row.id === id };
 }
 
+/**
+ * The contact of a provider channel that knows its customers by phone (WhatsApp's wa_id, an SMS
+ * sender): the contact with that number (the same one the contacts API created), else a new one with
+ * the provider's profile name. A contact found without a first name takes the profile's.
+ */
+export async function findOrCreateContactByPhone(
+  db: Q,
+  accountId: string,
+  input: { phone: string; firstName: string | null; lastName: string | null },
+): Promise<ContactRow> {
+  const existing = await findContactByPhone(db, accountId, input.phone);
+  if (existing) {
+    if (existing.first_name === null && input.firstName) {
+      await db
+        .updateTable("contacts")
+        .set({ first_name: input.firstName, last_name: input.lastName, updated_at: Date.now() })
+        .where("account_id", "=", accountId)
+        .where("id", "=", existing.id)
+        .execute();
+      return { ...existing, first_name: input.firstName, last_name: input.lastName };
+    }
+    return existing;
+  }
+  const now = Date.now();
+  await db
+    .insertInto("contacts")
+    .values({
+      id: newId("contact"),
+      account_id: accountId,
+      first_name: input.firstName,
+      last_name: input.lastName,
+      phone: input.phone,
+      email: null,
+      external_id: null,
+      bot_active: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+  // A concurrent insert of the same number won: its row answers.
+  const row = await findContactByPhone(db, accountId, input.phone);
+  if (!row) throw new Error("contact upsert by phone found no row after insert");
+  return row;
+}
+
+/** STOP (at = when) or START (null) from an SMS sender: the contact with that number, if any. */
+export async function setSmsOptOut(
+  db: Q,
+  accountId: string,
+  phone: string,
+  at: number | null,
+): Promise<void> {
+  await db
+    .updateTable("contacts")
+    .set({ sms_opted_out_at: at, updated_at: Date.now() })
+    .where("account_id", "=", accountId)
+    .where("phone", "=", phone)
+    .execute();
+}
+
 /** Several contacts may share one e-mail (only phones are unique): the earliest created wins. */
 export async function findContactByEmail(
   db: Q,

@@ -15,6 +15,9 @@ export const ContactJson = Type.Object(
     updatedAt: Type.String({ description: "ISO 8601 UTC" }),
     botActive: Type.Boolean({ description: "Per-contact AI bot switch" }),
     labels: Type.Array(Type.String(), { description: "Free-form tags (extension)" }),
+    smsOptedOutAt: Type.Union([Type.String(), Type.Null()], {
+      description: "When the contact texted STOP on an SMS channel (ISO 8601 UTC); null: may be texted",
+    }),
   },
   { description: "A contact" },
 );

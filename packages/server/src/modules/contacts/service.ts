@@ -20,6 +20,7 @@ export interface ContactView {
   updatedAt: string;
   botActive: boolean;
   labels: string[];
+  smsOptedOutAt: string | null;
 }
 
 /** THE contact JSON, used by every endpoint that returns a contact. */
@@ -34,6 +35,7 @@ export function contactView(c: ContactRow): ContactView {
     updatedAt: iso(c.updated_at),
     botActive: c.bot_active === 1,
     labels: labelsOf(c),
+    smsOptedOutAt: c.sms_opted_out_at == null ? null : iso(Number(c.sms_opted_out_at)),
   };
 }
 
@@ -161,6 +163,7 @@ export async function createContact(
     external_id: null,
     bot_active: 1,
     labels: JSON.stringify(labels),
+    sms_opted_out_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -7,9 +7,10 @@ import type { MessageRow } from "../../platform/db/schema.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
 import type { SendOutcome } from "../channels/adapters/types.ts";
-import { channelForDelivery } from "../channels/service.ts";
+import { channelForDelivery, markChannelError } from "../channels/service.ts";
+import { findContactById } from "../contacts/repo.ts";
 import { findConversationById } from "../conversations/repo.ts";
-import { setDeliveryOutcome } from "../messaging/repo.ts";
+import { lastInboundOf, setDeliveryOutcome } from "../messaging/repo.ts";
 import type { AttemptResult } from "./attempt.ts";
 import { attemptRowOf, nextAttemptAt, outcomeOf } from "./outcome.ts";
 import * as repo from "./repo.ts";
@@ -33,10 +34,12 @@ export async function deliverThroughChannel(
   job: JobContext,
 ): Promise<JobResult> {
   const db = ctx.db.kysely;
-  const [found, conversation, previous] = await Promise.all([
+  const [found, conversation, previous, contact, lastInbound] = await Promise.all([
     channelForDelivery(ctx, accountId, channelId),
     findConversationById(db, accountId, m.conversation_id),
     repo.countAttempts(db, accountId, { message_id: m.id, event_id: null }),
+    findContactById(db, accountId, m.contact_id),
+    lastInboundOf(db, accountId, m.contact_id, m.conversation_id),
   ]);
   const attemptedAt = Date.now();
   const started = performance.now();
@@ -45,9 +48,17 @@ export async function deliverThroughChannel(
     outcome = failure("channel_deleted", "The conversation's channel was deleted; it cannot be sent", false);
   } else if (found.channel.status === "paused") {
     outcome = failure("channel_paused", "The channel is paused; resume it, then resend the message", false);
+  } else if (found.channel.type === "twilio_sms" && contact?.sms_opted_out_at != null) {
+    // Twilio would refuse it too (error 21610); the contact texted STOP and is not texted again.
+    outcome = failure("opted_out", "The contact texted STOP: no SMS is sent until it texts START", false);
   } else {
     try {
-      outcome = await found.adapter.send(ctx, found.channel, m, conversation);
+      outcome = await found.adapter.send(ctx, found.channel, m, {
+        address: lastInbound?.from_id ?? null,
+        phone: contact?.phone ?? null,
+        lastInboundAt: lastInbound ? Number(lastInbound.created_at) : null,
+        mediaUrl: m.media_url && /^https?:\/\//.test(m.media_url) ? m.media_url : null,
+      });
     } catch (err) {
       outcome = failure("channel_error", err instanceof Error ? err.message : String(err), true);
     }
@@ -72,11 +83,21 @@ export async function deliverThroughChannel(
       ...attemptRowOf(result, { url: destination, number: previous + 1, trigger, nextAttemptAt: retryAt }),
     });
     if (result.ok) await job.finishIn(trx);
-    await setDeliveryOutcome(trx, accountId, m.id, outcomeOf(result, at));
+    await setDeliveryOutcome(
+      trx,
+      accountId,
+      m.id,
+      outcomeOf(result, at),
+      outcome.ok ? outcome.providerMessageId : undefined,
+    );
     // The inbox (and the widget's visitor stream) hear of Sent / Failed on commit.
     conversationChanged(trx, accountId, m.conversation_id);
   });
   if (result.ok) return undefined;
+  // The provider refused the channel's credentials: the channel shows it (Settings, dashboard).
+  if (!outcome.ok && outcome.credentialsRefused && found) {
+    await markChannelError(ctx, accountId, channelId, outcome.message);
+  }
   job.log.info(
     { messageId: m.id, channelId, errorClass: result.errorClass },
     "channel delivery attempt failed",

@@ -65,6 +65,7 @@ export async function createOutboundMessage(
     error: null,
     user_id: input.userId ?? null,
     bot_outcome: input.botOutcome ?? null,
+    provider_message_id: null,
     created_at: now,
     updated_at: now,
   };

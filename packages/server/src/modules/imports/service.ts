@@ -266,6 +266,7 @@ class SliceContacts {
         external_id: row.externalId,
         bot_active: 1,
         labels: JSON.stringify(row.labels),
+        sms_opted_out_at: null,
         created_at: now,
         updated_at: now,
       };

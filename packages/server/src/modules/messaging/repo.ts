@@ -191,9 +191,81 @@ export async function setDeliveryOutcome(
   accountId: string,
   messageId: string,
   outcome: { status: "sent" | "failed"; error: string | null; at: number },
+  providerMessageId?: string,
 ): Promise<void> {
   if (outcome.status === "sent") await messageSent.run(db, { accountId, id: messageId, at: outcome.at });
   else await messageFailed.run(db, { accountId, id: messageId, at: outcome.at, error: outcome.error });
+  if (providerMessageId) {
+    await db
+      .updateTable("messages")
+      .set({ provider_message_id: providerMessageId })
+      .where("account_id", "=", accountId)
+      .where("id", "=", messageId)
+      .execute();
+  }
+}
+
+/** How far an outbound message has got: a provider's status never moves it back. */
+const PROVIDER_STATUS_RANK: Record<string, number> = { pending: 0, sent: 1, delivered: 2, read: 3 };
+
+/**
+ * A provider's status callback for the outbound message it knows by its own id: sent, delivered and
+ * read only move forward; failed (with the provider's error) only replaces pending or sent. Answers the
+ * message's conversation when the message was found (whether or not it moved), else undefined.
+ */
+export async function applyProviderStatus(
+  db: Q,
+  accountId: string,
+  providerMessageId: string,
+  status: "sent" | "delivered" | "read" | "failed",
+  error: string | null,
+  at: number,
+): Promise<{ messageId: string; conversationId: string; changed: boolean } | undefined> {
+  const m = await db
+    .selectFrom("messages")
+    .select(["id", "conversation_id", "status"])
+    .where("account_id", "=", accountId)
+    .where("provider_message_id", "=", providerMessageId)
+    .where("direction", "=", "outbound")
+    .executeTakeFirst();
+  if (!m) return undefined;
+  const current = PROVIDER_STATUS_RANK[m.status];
+  const moves =
+    status === "failed"
+      ? m.status === "pending" || m.status === "sent"
+      : current !== undefined && (PROVIDER_STATUS_RANK[status] ?? 0) > current;
+  if (moves) {
+    await db
+      .updateTable("messages")
+      .set({ status, error: status === "failed" ? error : null, updated_at: at })
+      .where("account_id", "=", accountId)
+      .where("id", "=", m.id)
+      .where("status", "=", m.status)
+      .execute();
+  }
+  return { messageId: m.id, conversationId: m.conversation_id, changed: moves };
+}
+
+/**
+ * The contact's latest message in a conversation: where a provider channel's reply goes (its from_id,
+ * the provider's address) and when the customer-service window opened (its created_at).
+ */
+export async function lastInboundOf(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  conversationId: string,
+): Promise<{ from_id: string | null; created_at: number } | undefined> {
+  return db
+    .selectFrom("messages")
+    .select(["from_id", "created_at"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .where("conversation_id", "=", conversationId)
+    .where("direction", "=", "inbound")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** A failed message back to `pending` for a resend; false when it is not (or no longer) failed. */

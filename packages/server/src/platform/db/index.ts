@@ -29,6 +29,7 @@ import * as m020 from "./migrations/020_channels.ts";
 import * as m021 from "./migrations/021_tenant_emails.ts";
 import * as m024 from "./migrations/024_import_modes.ts";
 import * as m025 from "./migrations/025_contact_seen.ts";
+import * as m026 from "./migrations/026_channel_providers.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "021_tenant_emails": m021,
   "024_import_modes": m024,
   "025_contact_seen": m025,
+  "026_channel_providers": m026,
 };
 
 class StaticMigrations implements MigrationProvider {

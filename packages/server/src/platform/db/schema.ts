@@ -115,6 +115,8 @@ export interface ContactsTable {
   bot_active: Bool;
   /** Labels as a JSON array of strings (`[]` by default). */
   labels: Generated<string>;
+  /** When the contact texted STOP on an SMS channel (null: may be texted; START clears it). */
+  sms_opted_out_at: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }
@@ -218,6 +220,8 @@ export interface MessagesTable {
   user_id: string | null;
   /** A bot reply: "answer" (from knowledge or the LLM) or "fallback". */
   bot_outcome: Generated<string | null>;
+  /** A provider channel's id for this outbound message (wamid, Twilio SID, Telegram message id). */
+  provider_message_id: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }

@@ -1,0 +1,130 @@
+// The `messenger` and `instagram` channels: the Messenger Platform as Meta documents it (Instagram
+// messaging goes through the same platform). Webhooks (entry[].messaging[] of object "page" or
+// "instagram") come signed with the app secret; replies go to POST {graph}/{version}/{page id}/messages
+// with the page access token and messaging_type RESPONSE, inside the 24-hour window only. A customer is
+// known by its page-scoped id (PSID, or IGSID on Instagram).
+import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
+import { configObject, invalid, text } from "./fields.ts";
+import {
+  authenticateMeta,
+  graphPost,
+  graphVersionOf,
+  outsideWindow,
+  secretField,
+  verifyMetaSubscription,
+} from "./meta.ts";
+import { CUSTOMER_WINDOW_MS, fetchBytes } from "./provider-http.ts";
+import type { ChannelAdapter, ChannelType, InboundEvent } from "./types.ts";
+
+const KEYS = ["pageId", "pageAccessToken", "appSecret", "verifyToken", "graphVersion"] as const;
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/** The content types Meta's attachment kinds stand for, until the file itself says better. */
+const ATTACHMENT_TYPES: Record<string, string> = {
+  image: "image/jpeg",
+  video: "video/mp4",
+  audio: "audio/mpeg",
+  file: "application/pdf",
+};
+
+function parseMessaging(prefix: "fb" | "ig", payload: unknown): InboundEvent[] {
+  const events: InboundEvent[] = [];
+  for (const entry of arr(obj(payload).entry)) {
+    for (const raw of arr(obj(entry).messaging)) {
+      const e = obj(raw);
+      const sender = str(obj(e.sender).id);
+      const message = obj(e.message);
+      const mid = str(message.mid);
+      if (sender && mid && message.is_echo !== true) {
+        const attachment = obj(arr(message.attachments)[0]);
+        const type = str(attachment.type);
+        const url = str(obj(attachment.payload).url);
+        const media =
+          url && type && ATTACHMENT_TYPES[type] ? { ref: url, contentType: ATTACHMENT_TYPES[type]! } : null;
+        events.push({
+          kind: "message",
+          externalId: `${prefix}:${mid}`,
+          address: sender,
+          contact: { externalId: `${prefix}:${sender}`, firstName: null, lastName: null },
+          body:
+            str(message.text) ?? (media || !type ? "" : `[a ${type} attachment, which Parley does not show]`),
+          media,
+        });
+      }
+      // Delivery receipts name the messages; Instagram's read receipts do too (Messenger's give only a
+      // watermark time, which Parley does not map to messages).
+      for (const id of arr(obj(e.delivery).mids)) {
+        if (typeof id === "string")
+          events.push({ kind: "status", providerMessageId: id, status: "delivered" });
+      }
+      const readMid = str(obj(e.read).mid);
+      if (readMid) events.push({ kind: "status", providerMessageId: readMid, status: "read" });
+    }
+  }
+  return events;
+}
+
+function metaMessagingAdapter(type: ChannelType, product: string, prefix: "fb" | "ig"): ChannelAdapter {
+  return {
+    type,
+    available: true,
+    secretKeys: ["pageAccessToken", "appSecret", "verifyToken"],
+    parseConfig(input, previous) {
+      const given = configObject(input, KEYS);
+      const merged = { ...previous?.config, ...given };
+      const pageId = text(merged, "pageId", { max: 30, required: true })!;
+      if (!/^\d{5,30}$/.test(pageId)) throw invalid(`config.pageId must be the ${product} page's numeric ID`);
+      return {
+        config: { pageId, graphVersion: graphVersionOf(merged) },
+        secrets: {
+          pageAccessToken: secretField(given, previous?.secrets, "pageAccessToken"),
+          appSecret: secretField(given, previous?.secrets, "appSecret", { max: 200 }),
+          verifyToken: secretField(given, previous?.secrets, "verifyToken", { generate: true, max: 200 }),
+        },
+      };
+    },
+    verifySubscription: verifyMetaSubscription,
+    authenticate: authenticateMeta,
+    parseInbound: (payload) => parseMessaging(prefix, payload),
+    // Attachment URLs in the webhook are signed CDN links: fetched as they are.
+    fetchMedia: (ctx, _channel, media) => fetchBytes(ctx, media.ref, {}, MAX_MEDIA_BYTES),
+    async send(ctx, channel, message, target) {
+      if (!target.address) {
+        return {
+          ok: false,
+          retryable: false,
+          errorClass: "no_address",
+          message: `The contact has not written on ${product}: it can only be answered there`,
+        };
+      }
+      if (target.lastInboundAt === null || Date.now() - target.lastInboundAt > CUSTOMER_WINDOW_MS) {
+        return outsideWindow(product);
+      }
+      const media = target.mediaUrl;
+      const kind = message.media_content_type?.startsWith("image/") ? "image" : "file";
+      const res = await graphPost(
+        ctx,
+        product,
+        `${channel.config.graphVersion}/${channel.config.pageId}/messages`,
+        String(channel.secrets.pageAccessToken),
+        {
+          recipient: { id: target.address },
+          messaging_type: "RESPONSE",
+          message: media
+            ? { attachment: { type: kind, payload: { url: media, is_reusable: false } } }
+            : { text: message.body },
+        },
+      );
+      if (!res.ok) return res.outcome;
+      const id = str(obj(res.json).message_id);
+      return id ? { ok: true, providerMessageId: id } : { ok: true };
+    },
+  };
+}
+
+export const messengerAdapter = metaMessagingAdapter("messenger", "Messenger", "fb");
+export const instagramAdapter = metaMessagingAdapter("instagram", "Instagram", "ig");

@@ -1,0 +1,200 @@
+// The `whatsapp` channel: WhatsApp Cloud API, as Meta documents it. Webhooks (messages[] and
+// statuses[] under entry[].changes[].value, field "messages") come signed with the app secret; replies
+// go to POST {graph}/{version}/{phone number id}/messages with the access token; media is fetched in
+// two steps (GET /{media id} for a short-lived URL, then that URL with the same token). A customer is
+// known by its wa_id, which is its phone number: the same contact as that phone in the contacts API.
+import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
+import { configObject, invalid, text } from "./fields.ts";
+import {
+  authenticateMeta,
+  graphErrorOf,
+  graphPost,
+  graphVersionOf,
+  outsideWindow,
+  secretField,
+  verifyMetaSubscription,
+} from "./meta.ts";
+import { CUSTOMER_WINDOW_MS, callProvider, fetchBytes } from "./provider-http.ts";
+import type { ChannelAdapter, InboundEvent, MediaRef } from "./types.ts";
+
+const KEYS = ["phoneNumberId", "accessToken", "appSecret", "verifyToken", "graphVersion"] as const;
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/** Meta's status words, as Parley's message statuses. */
+const STATUSES: Record<string, "sent" | "delivered" | "read" | "failed"> = {
+  sent: "sent",
+  delivered: "delivered",
+  read: "read",
+  failed: "failed",
+};
+
+function mediaOf(m: Json, type: string): MediaRef | null {
+  const media = obj(m[type]);
+  const id = str(media.id);
+  if (!id) return null;
+  return { ref: id, contentType: str(media.mime_type), fileName: str(media.filename) };
+}
+
+/** What the customer wrote, for the kinds of WhatsApp message that carry words or a file. */
+function bodyOf(m: Json, type: string): { body: string; media: MediaRef | null } | null {
+  switch (type) {
+    case "text":
+      return { body: str(obj(m.text).body) ?? "", media: null };
+    case "image":
+    case "video":
+    case "audio":
+    case "document":
+    case "sticker":
+      return { body: str(obj(m[type]).caption) ?? "", media: mediaOf(m, type) };
+    case "reaction": {
+      const emoji = str(obj(m.reaction).emoji);
+      // An empty emoji is a reaction taken back: nothing to show.
+      return emoji ? { body: `Reacted ${emoji}`, media: null } : null;
+    }
+    case "button":
+      return { body: str(obj(m.button).text) ?? "", media: null };
+    case "interactive": {
+      const i = obj(m.interactive);
+      return { body: str(obj(i.button_reply).title) ?? str(obj(i.list_reply).title) ?? "", media: null };
+    }
+    case "location": {
+      const l = obj(m.location);
+      const where = [str(l.name), str(l.address)].filter(Boolean).join(", ");
+      return { body: `Location: ${where ? `${where} ` : ""}(${l.latitude}, ${l.longitude})`, media: null };
+    }
+    default:
+      return { body: `[a WhatsApp ${type} message, which Parley does not show]`, media: null };
+  }
+}
+
+export function parseWhatsAppPayload(payload: unknown): InboundEvent[] {
+  const events: InboundEvent[] = [];
+  for (const entry of arr(obj(payload).entry)) {
+    for (const change of arr(obj(entry).changes)) {
+      if (obj(change).field !== "messages") continue;
+      const value = obj(obj(change).value);
+      const names = new Map<string, string>();
+      for (const c of arr(value.contacts)) {
+        const waId = str(obj(c).wa_id);
+        const name = str(obj(obj(c).profile).name);
+        if (waId && name) names.set(waId, name);
+      }
+      for (const raw of arr(value.messages)) {
+        const m = obj(raw);
+        const from = str(m.from);
+        const id = str(m.id);
+        const type = str(m.type) ?? "unknown";
+        if (!from || !id || !/^\d{6,15}$/.test(from)) continue;
+        const content = bodyOf(m, type);
+        if (!content) continue;
+        events.push({
+          kind: "message",
+          externalId: `wa:${id}`,
+          address: from,
+          contact: { phone: `+${from}`, firstName: names.get(from) ?? null, lastName: null },
+          body: content.body,
+          media: content.media,
+        });
+      }
+      for (const raw of arr(value.statuses)) {
+        const s = obj(raw);
+        const id = str(s.id);
+        const status = STATUSES[str(s.status) ?? ""];
+        if (!id || !status) continue;
+        const error = obj(arr(s.errors)[0]);
+        events.push({
+          kind: "status",
+          providerMessageId: id,
+          status,
+          error:
+            status === "failed"
+              ? {
+                  code: String(error.code ?? "unknown"),
+                  message: str(error.title) ?? str(error.message) ?? "failed",
+                }
+              : null,
+        });
+      }
+    }
+  }
+  return events;
+}
+
+export const whatsappAdapter: ChannelAdapter = {
+  type: "whatsapp",
+  available: true,
+  secretKeys: ["accessToken", "appSecret", "verifyToken"],
+  parseConfig(input, previous) {
+    const given = configObject(input, KEYS);
+    const merged = { ...previous?.config, ...given };
+    const phoneNumberId = text(merged, "phoneNumberId", { max: 30, required: true })!;
+    if (!/^\d{5,30}$/.test(phoneNumberId)) {
+      throw invalid("config.phoneNumberId must be the number ID Meta shows (digits, not the phone number)");
+    }
+    return {
+      config: { phoneNumberId, graphVersion: graphVersionOf(merged) },
+      secrets: {
+        accessToken: secretField(given, previous?.secrets, "accessToken"),
+        appSecret: secretField(given, previous?.secrets, "appSecret", { max: 200 }),
+        verifyToken: secretField(given, previous?.secrets, "verifyToken", { generate: true, max: 200 }),
+      },
+    };
+  },
+  verifySubscription: verifyMetaSubscription,
+  authenticate: authenticateMeta,
+  parseInbound: parseWhatsAppPayload,
+  async fetchMedia(ctx, channel, media) {
+    const token = String(channel.secrets.accessToken);
+    const version = String(channel.config.graphVersion);
+    const call = await callProvider(ctx, {
+      url: `${ctx.config.providers.metaGraphUrl}/${version}/${encodeURIComponent(media.ref)}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!call.ok) throw new Error(call.outcome.message);
+    const url = str(obj(call.answer.json).url);
+    if (call.answer.status !== 200 || !url) {
+      const e = graphErrorOf(call.answer.json);
+      throw new Error(`WhatsApp media ${media.ref}: ${call.answer.status} ${e?.message ?? ""}`.trim());
+    }
+    return fetchBytes(ctx, url, { authorization: `Bearer ${token}` }, MAX_MEDIA_BYTES);
+  },
+  async send(ctx, channel, message, target) {
+    const to = target.address ?? target.phone?.replace(/^\+/, "") ?? null;
+    if (!to) {
+      return {
+        ok: false,
+        retryable: false,
+        errorClass: "no_address",
+        message: "The contact has no WhatsApp number",
+      };
+    }
+    // WhatsApp refuses a free-form message outside the customer service window: say so before trying.
+    if (target.lastInboundAt === null || Date.now() - target.lastInboundAt > CUSTOMER_WINDOW_MS) {
+      return outsideWindow("WhatsApp");
+    }
+    const media = target.mediaUrl;
+    const kind = media ? (message.media_content_type?.startsWith("image/") ? "image" : "document") : null;
+    const body = {
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to,
+      ...(kind && media
+        ? { type: kind, [kind]: { link: media, ...(message.body ? { caption: message.body } : {}) } }
+        : { type: "text", text: { preview_url: false, body: message.body } }),
+    };
+    const res = await graphPost(
+      ctx,
+      "WhatsApp",
+      `${channel.config.graphVersion}/${channel.config.phoneNumberId}/messages`,
+      String(channel.secrets.accessToken),
+      body,
+    );
+    if (!res.ok) return res.outcome;
+    const id = str(obj(arr(obj(res.json).messages)[0]).id);
+    return id ? { ok: true, providerMessageId: id } : { ok: true };
+  },
+};
