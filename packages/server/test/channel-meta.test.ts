@@ -401,6 +401,81 @@ describe("WhatsApp Cloud API", () => {
   });
 });
 
+describe("WhatsApp outgoing campaigns", () => {
+  it("send each member with a phone an approved template (its parameters filled per member), skip those without", async () => {
+    const { acc, channel, token } = await shop();
+    const list = json<{ id: string }>(await call(acc.apiKey, "POST", "/v1/lists", { name: "Customers" }));
+    const members = [
+      { firstName: "Ana", phone: "+14155550201" },
+      { phone: "+14155550202" },
+      { firstName: "No Phone", email: "nophone@example.com" },
+    ];
+    for (const m of members) {
+      const c = json<{ id: string }>(await call(acc.apiKey, "POST", "/v1/contacts", m));
+      await call(acc.apiKey, "POST", `/v1/lists/${list.id}/contacts`, { contactId: c.id });
+    }
+    const outgoing = {
+      message: "Order update for {{firstName|there}}",
+      listId: list.id,
+      channelId: channel.id,
+      ratePerMinute: 600,
+    };
+    // WhatsApp delivers a first message only as an approved template: without one, 400.
+    const refused = await call(acc.apiKey, "POST", "/v1/campaigns", { name: "No template", outgoing });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain("outgoing.template");
+    const made = await call(acc.apiKey, "POST", "/v1/campaigns", {
+      name: "Order updates",
+      status: "live",
+      outgoing: {
+        ...outgoing,
+        template: { name: "order_update", language: "en_US", parameters: ["{{firstName|there}}"] },
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const campaign = json<{ id: string; outgoing: Record<string, unknown> }>(made);
+    expect(campaign.outgoing).toMatchObject({
+      channelId: channel.id,
+      template: { name: "order_update", language: "en_US", parameters: ["{{firstName|there}}"] },
+    });
+    const before = meta.sends().length;
+    expect((await call(acc.apiKey, "POST", `/v1/campaigns/${campaign.id}/start`)).statusCode).toBe(200);
+    await waitFor(async () => {
+      const stats = json<{ state: string; sent: number }>(
+        await call(acc.apiKey, "GET", `/v1/campaigns/${campaign.id}/stats`),
+      );
+      return stats.state === "done" && stats.sent === 2;
+    });
+    const sent = meta
+      .sends()
+      .slice(before)
+      .filter((r) => r.authorization === `Bearer ${token}`);
+    const byTo = Object.fromEntries(sent.map((r) => [r.body!.to, r.body]));
+    expect(Object.keys(byTo).sort()).toEqual(["14155550201", "14155550202"]);
+    expect(byTo["14155550201"]).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "14155550201",
+      type: "template",
+      template: {
+        name: "order_update",
+        language: { code: "en_US" },
+        components: [{ type: "body", parameters: [{ type: "text", text: "Ana" }] }],
+      },
+    });
+    expect(JSON.stringify(byTo["14155550202"])).toContain('"text":"there"');
+    const stats = json<{ skippedByReason: Record<string, number> }>(
+      await call(acc.apiKey, "GET", `/v1/campaigns/${campaign.id}/stats`),
+    );
+    expect(stats.skippedByReason).toMatchObject({ no_phone: 1, no_custom_channel_id: 0 });
+    // The inbox shows the campaign's words for it, in the member's WhatsApp conversation.
+    const conversations = json<{ data: { channelId: string | null }[] }>(
+      await call(acc.apiKey, "GET", "/v1/conversations"),
+    );
+    expect(conversations.data.map((c) => c.channelId)).toEqual([channel.id, channel.id]);
+  });
+});
+
 describe("Messenger and Instagram", () => {
   for (const [type, object] of [
     ["messenger", "page"],

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
-import { acceptChannelMessage, decryptChannel, storeChannel } from "../src/modules/channels/service.ts";
+import { acceptChannelMessage, decryptChannel } from "../src/modules/channels/service.ts";
 import { pgIncomingStats } from "../src/modules/messaging/pg-ingest.ts";
 import { loadSecretKey, maskSecret, SecretBox } from "../src/platform/secrets.ts";
 import { ownerBrowser, teammate } from "./app-helpers.ts";

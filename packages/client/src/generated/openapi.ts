@@ -5151,6 +5151,12 @@ export interface operations {
                 /** @description The list whose members receive it */
                 listId: string;
                 channel: string | null;
+                channelId: string | null;
+                template: {
+                  name: string;
+                  language: string;
+                  parameters: string[];
+                } | null;
                 ratePerMinute: number;
                 /** @description null until started */
                 state: "running" | "paused" | "done" | null;
@@ -5283,6 +5289,17 @@ export interface operations {
             listId: string;
             /** @description The custom channel label for members not known on one yet (imported with a fromId, never in touch). A member who wrote in gets it on the label it last used; without either, the member is skipped (no_known_channel). */
             channel?: string | null;
+            /** @description A built-in channel (ch_…) the first messages go through, each member in its conversation on that channel: by phone on whatsapp and twilio_sms (members without one are skipped: no_phone; SMS members who texted STOP: opted_out), on the others only members who wrote there before (no_known_channel). Null or absent: the custom channel. */
+            channelId?: string | null;
+            /** @description WhatsApp only, and required there: WhatsApp delivers a business-initiated message only as an approved template. `message` is what the inbox shows for it. */
+            template?: {
+              /** @description The approved template's name */
+              name: string;
+              /** @description Its language code, like en_US */
+              language: string;
+              /** @description The body's {{1}}, {{2}}, … in order; {{firstName|there}} and the like are filled per member */
+              parameters?: string[];
+            } | null;
             /**
              * @description First messages per minute, at most the server's OUTGOING_MAX_PER_MINUTE (6,000 by default; 400 above it, the message names the ceiling)
              * @default 60
@@ -5319,6 +5336,12 @@ export interface operations {
               /** @description The list whose members receive it */
               listId: string;
               channel: string | null;
+              channelId: string | null;
+              template: {
+                name: string;
+                language: string;
+                parameters: string[];
+              } | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -5488,6 +5511,12 @@ export interface operations {
               /** @description The list whose members receive it */
               listId: string;
               channel: string | null;
+              channelId: string | null;
+              template: {
+                name: string;
+                language: string;
+                parameters: string[];
+              } | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -5780,6 +5809,17 @@ export interface operations {
             listId: string;
             /** @description The custom channel label for members not known on one yet (imported with a fromId, never in touch). A member who wrote in gets it on the label it last used; without either, the member is skipped (no_known_channel). */
             channel?: string | null;
+            /** @description A built-in channel (ch_…) the first messages go through, each member in its conversation on that channel: by phone on whatsapp and twilio_sms (members without one are skipped: no_phone; SMS members who texted STOP: opted_out), on the others only members who wrote there before (no_known_channel). Null or absent: the custom channel. */
+            channelId?: string | null;
+            /** @description WhatsApp only, and required there: WhatsApp delivers a business-initiated message only as an approved template. `message` is what the inbox shows for it. */
+            template?: {
+              /** @description The approved template's name */
+              name: string;
+              /** @description Its language code, like en_US */
+              language: string;
+              /** @description The body's {{1}}, {{2}}, … in order; {{firstName|there}} and the like are filled per member */
+              parameters?: string[];
+            } | null;
             /**
              * @description First messages per minute, at most the server's OUTGOING_MAX_PER_MINUTE (6,000 by default; 400 above it, the message names the ceiling)
              * @default 60
@@ -5816,6 +5856,12 @@ export interface operations {
               /** @description The list whose members receive it */
               listId: string;
               channel: string | null;
+              channelId: string | null;
+              template: {
+                name: string;
+                language: string;
+                parameters: string[];
+              } | null;
               ratePerMinute: number;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
@@ -7581,6 +7627,10 @@ export interface operations {
               no_custom_channel_id: number;
               /** @description Members with a fromId but no channel label of their own, the campaign naming none */
               no_known_channel: number;
+              /** @description A WhatsApp or SMS campaign's members without a phone */
+              no_phone: number;
+              /** @description An SMS campaign's members who texted STOP */
+              opted_out: number;
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
@@ -7722,6 +7772,10 @@ export interface operations {
               no_custom_channel_id: number;
               /** @description Members with a fromId but no channel label of their own, the campaign naming none */
               no_known_channel: number;
+              /** @description A WhatsApp or SMS campaign's members without a phone */
+              no_phone: number;
+              /** @description An SMS campaign's members who texted STOP */
+              opted_out: number;
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
@@ -7863,6 +7917,10 @@ export interface operations {
               no_custom_channel_id: number;
               /** @description Members with a fromId but no channel label of their own, the campaign naming none */
               no_known_channel: number;
+              /** @description A WhatsApp or SMS campaign's members without a phone */
+              no_phone: number;
+              /** @description An SMS campaign's members who texted STOP */
+              opted_out: number;
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
@@ -7995,8 +8053,8 @@ export interface operations {
               lastName: string | null;
               phone: string | null;
               email: string | null;
-              /** @description no_custom_channel_id: the contact has no fromId; no_known_channel: it never wrote on a labelled channel and the campaign names no channel */
-              reason: "no_custom_channel_id" | "no_known_channel";
+              /** @description no_custom_channel_id: the contact has no fromId; no_known_channel: it never wrote on a labelled channel and the campaign names no channel (or, on a built-in channel that knows people by its own id, it never wrote there); no_phone: a WhatsApp or SMS campaign's member without a phone; opted_out: an SMS campaign's member who texted STOP */
+              reason: "no_custom_channel_id" | "no_known_channel" | "no_phone" | "opted_out";
               /** @description ISO 8601 UTC */
               skippedAt: string;
             }[];

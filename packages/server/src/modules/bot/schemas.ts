@@ -70,6 +70,42 @@ export const OutgoingBody = Type.Object({
         "skipped (no_known_channel).",
     }),
   ),
+  channelId: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+      description:
+        "A built-in channel (ch_…) the first messages go through, each member in its conversation on " +
+        "that channel: by phone on whatsapp and twilio_sms (members without one are skipped: no_phone; " +
+        "SMS members who texted STOP: opted_out), on the others only members who wrote there before " +
+        "(no_known_channel). Null or absent: the custom channel.",
+    }),
+  ),
+  template: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 512, description: "The approved template's name" }),
+          language: Type.String({
+            minLength: 2,
+            maxLength: 15,
+            description: "Its language code, like en_US",
+          }),
+          parameters: Type.Optional(
+            Type.Array(Type.String({ maxLength: 1024 }), {
+              maxItems: 20,
+              description:
+                "The body's {{1}}, {{2}}, … in order; {{firstName|there}} and the like are filled per member",
+            }),
+          ),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          "WhatsApp only, and required there: WhatsApp delivers a business-initiated message only as an " +
+          "approved template. `message` is what the inbox shows for it.",
+      },
+    ),
+  ),
   ratePerMinute: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -83,11 +119,18 @@ export const OutgoingBody = Type.Object({
 
 /** Why a member got no first message. */
 export const SkipReason = Type.Union(
-  [Type.Literal("no_custom_channel_id"), Type.Literal("no_known_channel")],
+  [
+    Type.Literal("no_custom_channel_id"),
+    Type.Literal("no_known_channel"),
+    Type.Literal("no_phone"),
+    Type.Literal("opted_out"),
+  ],
   {
     description:
       "no_custom_channel_id: the contact has no fromId; no_known_channel: it never wrote on a labelled " +
-      "channel and the campaign names no channel",
+      "channel and the campaign names no channel (or, on a built-in channel that knows people by its own " +
+      "id, it never wrote there); no_phone: a WhatsApp or SMS campaign's member without a phone; " +
+      "opted_out: an SMS campaign's member who texted STOP",
   },
 );
 
@@ -95,6 +138,11 @@ const OutgoingJson = Type.Union([
   Type.Object({
     ...OutgoingBody.properties,
     channel: Type.Union([Type.String(), Type.Null()]),
+    channelId: Type.Union([Type.String(), Type.Null()]),
+    template: Type.Union([
+      Type.Object({ name: Type.String(), language: Type.String(), parameters: Type.Array(Type.String()) }),
+      Type.Null(),
+    ]),
     ratePerMinute: Type.Integer(),
     state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()], {
       description: "null until started",
@@ -218,6 +266,8 @@ export const OutgoingStats = Type.Object({
     no_known_channel: Type.Integer({
       description: "Members with a fromId but no channel label of their own, the campaign naming none",
     }),
+    no_phone: Type.Integer({ description: "A WhatsApp or SMS campaign's members without a phone" }),
+    opted_out: Type.Integer({ description: "An SMS campaign's members who texted STOP" }),
   }),
   replied: Type.Integer({ description: "Contacts who wrote back after their first message" }),
 });

@@ -6,7 +6,7 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
-import { forgetChannelCampaign } from "../channels/repo.ts";
+import { findChannel, forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
@@ -163,6 +163,10 @@ export interface Outgoing {
   listId: string;
   /** The label for members not known on one of their own; null: such members are skipped. */
   channel: string | null;
+  /** A built-in channel the first messages go through instead of the custom channel. */
+  channelId?: string | null;
+  /** WhatsApp: the approved template each first message is sent as. */
+  template?: { name: string; language: string; parameters: string[] } | null;
   ratePerMinute: number;
 }
 
@@ -189,7 +193,14 @@ export function outgoingOf(c: Pick<CampaignRow, "outgoing">): Outgoing | null {
 function outgoingView(c: CampaignRow) {
   const o = outgoingOf(c);
   return o
-    ? { ...o, channel: o.channel ?? null, state: c.outgoing_state, pausedReason: c.outgoing_reason }
+    ? {
+        ...o,
+        channel: o.channel ?? null,
+        channelId: o.channelId ?? null,
+        template: o.template ?? null,
+        state: c.outgoing_state,
+        pausedReason: c.outgoing_reason,
+      }
     : null;
 }
 
@@ -216,7 +227,31 @@ async function parseOutgoing(
     );
   }
   await requireList(db, accountId, input.listId);
-  const o: Outgoing = { message, listId: input.listId, channel, ratePerMinute };
+  const channelId = input.channelId ?? null;
+  let template: Outgoing["template"] = null;
+  if (channelId !== null) {
+    const row = await findChannel(db.kysely, accountId, channelId);
+    if (!row || row.type === "web") {
+      throw new AppError("CHANNEL_NOT_FOUND", `No provider channel with id ${channelId}`);
+    }
+    if (row.type === "whatsapp") {
+      if (!input.template) {
+        throw new AppError(
+          "VALIDATION_ERROR",
+          "outgoing.template is required on a WhatsApp channel: WhatsApp delivers a first message only as an approved template",
+        );
+      }
+      template = {
+        name: input.template.name.trim(),
+        language: input.template.language.trim(),
+        parameters: input.template.parameters ?? [],
+      };
+    }
+  }
+  if (input.template && template === null) {
+    throw new AppError("VALIDATION_ERROR", "outgoing.template is for WhatsApp channels only");
+  }
+  const o: Outgoing = { message, listId: input.listId, channel, channelId, template, ratePerMinute };
   return JSON.stringify(o);
 }
 

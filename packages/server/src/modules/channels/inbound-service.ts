@@ -104,7 +104,10 @@ export async function processInbound(
   if (!row || !adapter?.parseInbound) return undefined;
   const channel = decryptChannel(ctx, row);
   let statusMissed = false;
-  for (const event of adapter.parseInbound(payload.payload)) {
+  // STOP/START first: the opt-out is committed before the message that carried it (and its bot reply).
+  const events = adapter.parseInbound(payload.payload);
+  events.sort((a, b) => Number(a.kind === "message") - Number(b.kind === "message"));
+  for (const event of events) {
     if (event.kind === "message") await receiveMessage(ctx, row, channel, adapter, event, job);
     else if (event.kind === "status") {
       const found = await ctx.db.write(async (trx) => {
@@ -113,7 +116,9 @@ export async function processInbound(
           ? errorJson({
               statusCode: null,
               errorClass: "provider_status",
-              message: `${row.type} reported it failed: ${event.error.code} ${event.error.message}`,
+              message: event.error.message.includes(event.error.code)
+                ? event.error.message
+                : `${event.error.code}: ${event.error.message}`,
               responseBody: null,
               at,
             })

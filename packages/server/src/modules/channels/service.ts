@@ -180,10 +180,9 @@ export async function markChannelError(
 
 /**
  * The one place a channel row is written from parsed settings: the secrets are sealed here, so the
- * database never holds them in clear. (Exported for the test of the generic secret path while no
- * available type has secrets.)
+ * database never holds them in clear.
  */
-export async function storeChannel(
+async function storeChannel(
   ctx: AppContext,
   accountId: string,
   c: {

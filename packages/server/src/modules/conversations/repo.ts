@@ -55,6 +55,22 @@ export async function findOrCreateConversation(
   return { conversation: row, created: row.id === id };
 }
 
+/** The contact's conversation on a built-in channel, if it has one (it wrote there, or was written to). */
+export async function findConversationOnChannel(
+  db: Q,
+  accountId: string,
+  contactId: string,
+  channelId: string,
+): Promise<Pick<ConversationRow, "id"> | undefined> {
+  return db
+    .selectFrom("conversations")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .where("channel_id", "=", channelId)
+    .executeTakeFirst();
+}
+
 /**
  * The contact's conversation on a channel ('' = the custom channel), created if needed and marked as
  * having a message now, in one statement (the unique (account_id, contact_id, channel_id) index decides

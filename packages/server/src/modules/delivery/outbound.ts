@@ -29,6 +29,8 @@ export interface OutboundMessageInput {
   externalId?: string | null;
   /** A bot reply: whether it answered or fell back (the dashboard counts them). */
   botOutcome?: "answer" | "fallback" | null;
+  /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
+  template?: { name: string; language: string; parameters: string[] } | null;
   at?: number;
 }
 
@@ -66,6 +68,7 @@ export async function createOutboundMessage(
     user_id: input.userId ?? null,
     bot_outcome: input.botOutcome ?? null,
     provider_message_id: null,
+    template: input.template ? JSON.stringify(input.template) : null,
     created_at: now,
     updated_at: now,
   };

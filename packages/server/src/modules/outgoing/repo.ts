@@ -131,7 +131,14 @@ export async function sendFigures(db: Q, accountId: string, campaignId: string, 
         sql<number>`sum(case when s.outcome = 'skipped' and s.reason = 'no_known_channel' then 1 else 0 end)`.as(
           "noKnownChannel",
         ),
-        sql<number>`sum(case when msg.status = 'sent' then 1 else 0 end)`.as("sent"),
+        sql<number>`sum(case when s.outcome = 'skipped' and s.reason = 'no_phone' then 1 else 0 end)`.as(
+          "noPhone",
+        ),
+        sql<number>`sum(case when s.outcome = 'skipped' and s.reason = 'opted_out' then 1 else 0 end)`.as(
+          "optedOut",
+        ),
+        // A provider's delivered and read are sent too.
+        sql<number>`sum(case when msg.status in ('sent', 'delivered', 'read') then 1 else 0 end)`.as("sent"),
         sql<number>`sum(case when msg.status = 'failed' then 1 else 0 end)`.as("failed"),
         sql<number>`sum(case when s.outcome = 'sent' and (msg.status is null or msg.status = 'pending') then 1 else 0 end)`.as(
           "pending",
@@ -157,6 +164,8 @@ export async function sendFigures(db: Q, accountId: string, campaignId: string, 
     reached: n(sends.reached),
     skipped: n(sends.skipped),
     noKnownChannel: n(sends.noKnownChannel),
+    noPhone: n(sends.noPhone),
+    optedOut: n(sends.optedOut),
     sent: n(sends.sent),
     failed: n(sends.failed),
     pending: n(sends.pending),

@@ -22,7 +22,12 @@ import { iso } from "../../platform/text.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import * as campaigns from "../bot/repo.ts";
 import { outgoingOf, requireCampaign } from "../bot/service.ts";
-import { findOrCreateConversation, setConversationCampaign } from "../conversations/repo.ts";
+import { findChannel } from "../channels/repo.ts";
+import {
+  findConversationOnChannel,
+  findOrCreateConversation,
+  setConversationCampaign,
+} from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage } from "../delivery/outbound.ts";
 import * as repo from "./repo.ts";
@@ -105,7 +110,18 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
   const o = outgoingOf(c);
   const f = o
     ? await repo.sendFigures(ctx.db.kysely, accountId, campaignId, o.listId)
-    : { members: 0, reached: 0, skipped: 0, noKnownChannel: 0, sent: 0, failed: 0, pending: 0, replied: 0 };
+    : {
+        members: 0,
+        reached: 0,
+        skipped: 0,
+        noKnownChannel: 0,
+        noPhone: 0,
+        optedOut: 0,
+        sent: 0,
+        failed: 0,
+        pending: 0,
+        replied: 0,
+      };
   return {
     state: c.outgoing_state,
     pausedReason: c.outgoing_reason,
@@ -117,8 +133,10 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
     skipped: f.skipped,
     // Rows from before reasons were stored are all members without a fromId.
     skippedByReason: {
-      no_custom_channel_id: f.skipped - f.noKnownChannel,
+      no_custom_channel_id: f.skipped - f.noKnownChannel - f.noPhone - f.optedOut,
       no_known_channel: f.noKnownChannel,
+      no_phone: f.noPhone,
+      opted_out: f.optedOut,
     },
     replied: f.replied,
   };
@@ -182,6 +200,10 @@ export async function sendTick(
   const tickMs = Math.min(TICK_MS, ctx.config.jobLeaseMs / 2);
   const perTick = Math.max(1, Math.floor(tickMs / interval));
   const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
+  // A campaign through a provider channel (a deleted one: its messages fail with channel_deleted).
+  const viaChannel = o.channelId
+    ? ((await findChannel(db.kysely, accountId, o.channelId)) ?? { id: o.channelId, type: "deleted" })
+    : null;
   // Keep the previous tick's pace; a tick that starts late (a restart) starts now, without a burst.
   const now = Date.now();
   const start = at !== undefined && at > now - interval ? at : now;
@@ -193,6 +215,10 @@ export async function sendTick(
     name: string,
   ) => {
     const now = Date.now();
+    if (viaChannel) {
+      await sendOnChannel(trx, contact, name, viaChannel, now);
+      return;
+    }
     // A member last heard on a built-in channel (the website chat) gets it in that conversation,
     // through the channel's adapter: never through the custom webhook under a label it never used.
     if (contact.built_in_conversation_id) {
@@ -215,6 +241,38 @@ export async function sendTick(
     const { conversation } = await findOrCreateConversation(trx, accountId, contact.id, channel, now);
     await sendFirstMessage(trx, contact, name, conversation.id, channel, now);
   };
+  /**
+   * A campaign through a provider channel: each member in its conversation there. Phone channels reach
+   * anyone with a phone (SMS not after STOP); the others only people who wrote there before.
+   */
+  const sendOnChannel = async (
+    trx: Parameters<Parameters<typeof db.write>[0]>[0],
+    contact: Member,
+    name: string,
+    channel: { id: string; type: string },
+    now: number,
+  ) => {
+    const byPhone = channel.type === "whatsapp" || channel.type === "twilio_sms";
+    let skip: "no_phone" | "opted_out" | "no_known_channel" | null = null;
+    if (byPhone && !contact.phone) skip = "no_phone";
+    else if (channel.type === "twilio_sms" && contact.sms_opted_out_at != null) skip = "opted_out";
+    else if (!byPhone && !(await findConversationOnChannel(trx, accountId, contact.id, channel.id)))
+      skip = "no_known_channel";
+    if (skip) {
+      await repo.claimSend(trx, accountId, campaignId, contact.id, "skipped", now, skip);
+      return;
+    }
+    if (!(await repo.claimSend(trx, accountId, campaignId, contact.id, "sent", now))) return;
+    const { conversation } = await findOrCreateConversation(
+      trx,
+      accountId,
+      contact.id,
+      null,
+      now,
+      channel.id,
+    );
+    await sendFirstMessage(trx, contact, name, conversation.id, null, now);
+  };
   /** The first message in the member's conversation, paid for when metered, with its send row. */
   const sendFirstMessage = async (
     trx: Parameters<Parameters<typeof db.write>[0]>[0],
@@ -232,6 +290,9 @@ export async function sendTick(
       conversationId,
       contactId: contact.id,
       body: render(o.message, contact),
+      template: o.template
+        ? { ...o.template, parameters: o.template.parameters.map((p) => render(p, contact)) }
+        : null,
       at: now,
     });
     if (metered) {

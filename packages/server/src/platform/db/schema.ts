@@ -222,6 +222,8 @@ export interface MessagesTable {
   bot_outcome: Generated<string | null>;
   /** A provider channel's id for this outbound message (wamid, Twilio SID, Telegram message id). */
   provider_message_id: Generated<string | null>;
+  /** JSON {name, language, parameters}: a WhatsApp template this message is sent as (campaigns). */
+  template: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -408,6 +410,6 @@ export interface OutgoingSendsTable {
    * Why it was skipped: "no_custom_channel_id" (no fromId) or "no_known_channel" (no label of its own
    * and none on the campaign); null when sent (and on skipped rows from before, all without a fromId).
    */
-  reason: "no_custom_channel_id" | "no_known_channel" | null;
+  reason: "no_custom_channel_id" | "no_known_channel" | "no_phone" | "opted_out" | null;
   created_at: number;
 }

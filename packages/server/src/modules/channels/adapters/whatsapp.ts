@@ -124,6 +124,19 @@ export function parseWhatsAppPayload(payload: unknown): InboundEvent[] {
   return events;
 }
 
+/** The template a message is sent as (stored by an outgoing campaign), or null for free text. */
+function templateOf(json: string | null): { name: string; language: string; parameters: string[] } | null {
+  if (!json) return null;
+  try {
+    const t = JSON.parse(json) as { name?: unknown; language?: unknown; parameters?: unknown };
+    if (typeof t.name !== "string" || typeof t.language !== "string") return null;
+    const parameters = Array.isArray(t.parameters) ? t.parameters.filter((p) => typeof p === "string") : [];
+    return { name: t.name, language: t.language, parameters };
+  } catch {
+    return null;
+  }
+}
+
 export const whatsappAdapter: ChannelAdapter = {
   type: "whatsapp",
   available: true,
@@ -172,8 +185,13 @@ export const whatsappAdapter: ChannelAdapter = {
         message: "The contact has no WhatsApp number",
       };
     }
+    const template = templateOf(message.template);
     // WhatsApp refuses a free-form message outside the customer service window: say so before trying.
-    if (target.lastInboundAt === null || Date.now() - target.lastInboundAt > CUSTOMER_WINDOW_MS) {
+    // An approved template (a campaign's first message) may open a conversation at any time.
+    if (
+      !template &&
+      (target.lastInboundAt === null || Date.now() - target.lastInboundAt > CUSTOMER_WINDOW_MS)
+    ) {
       return outsideWindow("WhatsApp");
     }
     const media = target.mediaUrl;
@@ -182,9 +200,27 @@ export const whatsappAdapter: ChannelAdapter = {
       messaging_product: "whatsapp",
       recipient_type: "individual",
       to,
-      ...(kind && media
-        ? { type: kind, [kind]: { link: media, ...(message.body ? { caption: message.body } : {}) } }
-        : { type: "text", text: { preview_url: false, body: message.body } }),
+      ...(template
+        ? {
+            type: "template",
+            template: {
+              name: template.name,
+              language: { code: template.language },
+              ...(template.parameters.length > 0
+                ? {
+                    components: [
+                      {
+                        type: "body",
+                        parameters: template.parameters.map((text) => ({ type: "text", text })),
+                      },
+                    ],
+                  }
+                : {}),
+            },
+          }
+        : kind && media
+          ? { type: kind, [kind]: { link: media, ...(message.body ? { caption: message.body } : {}) } }
+          : { type: "text", text: { preview_url: false, body: message.body } }),
     };
     const res = await graphPost(
       ctx,

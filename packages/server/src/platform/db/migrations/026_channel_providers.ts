@@ -1,6 +1,7 @@
 // Provider channels (WhatsApp, SMS, Telegram, Messenger, Instagram): an outbound message remembers the
 // provider's id for it, so a status callback (delivered, read, failed) finds it; a contact remembers
-// that it asked for no more SMS (STOP) and when.
+// that it asked for no more SMS (STOP) and when; a WhatsApp campaign's first message carries the approved
+// template it is sent as.
 import type { Kysely } from "kysely";
 
 // biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on the evolving app schema
@@ -14,10 +15,12 @@ export async function up(db: AnyDb): Promise<void> {
     .columns(["account_id", "provider_message_id"])
     .execute();
   await db.schema.alterTable("contacts").addColumn("sms_opted_out_at", "bigint").execute();
+  await db.schema.alterTable("messages").addColumn("template", "text").execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
   await db.schema.dropIndex("messages_provider_id_idx").execute();
   await db.schema.alterTable("messages").dropColumn("provider_message_id").execute();
   await db.schema.alterTable("contacts").dropColumn("sms_opted_out_at").execute();
+  await db.schema.alterTable("messages").dropColumn("template").execute();
 }
