@@ -32,6 +32,8 @@ export interface MetaStandIn {
   requests: MetaRequest[];
   /** The send calls (…/messages) only. */
   sends(): MetaRequest[];
+  /** The message ids the stand-in gave out for accepted sends, in order. */
+  issued: string[];
   /** Access tokens the stand-in accepts (others answer 401, code 190). */
   tokens: Set<string>;
   /** Answers for the next send calls, in order, before the normal ones resume. */
@@ -74,6 +76,7 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
   const tokens = new Set<string>();
   const forced: ForcedAnswer[] = [];
   const media = new Map<string, { mimeType: string; bytes: Buffer }>();
+  const issued: string[] = [];
   let base = "";
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -111,14 +114,18 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
         const next = forced.shift();
         if (next) return answer(next.status, next.body);
         if (body?.messaging_product === "whatsapp") {
+          const id = wamid();
+          issued.push(id);
           return answer(200, {
             messaging_product: "whatsapp",
             contacts: [{ input: body.to, wa_id: body.to }],
-            messages: [{ id: wamid() }],
+            messages: [{ id }],
           });
         }
         const recipient = (body?.recipient as { id?: string } | undefined)?.id;
-        return answer(200, { recipient_id: recipient, message_id: `m_${randomBytes(16).toString("hex")}` });
+        const id = `m_${randomBytes(16).toString("hex")}`;
+        issued.push(id);
+        return answer(200, { recipient_id: recipient, message_id: id });
       }
       const mediaInfo = path.match(/^\/(v\d+\.\d)\/([^/]+)$/);
       if (mediaInfo && req.method === "GET") {
@@ -151,6 +158,7 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
     url: base,
     requests,
     sends: () => requests.filter((r) => r.method === "POST" && r.path.endsWith("/messages")),
+    issued,
     tokens,
     forceSends: (...answers) => forced.push(...answers),
     addMedia: (id, mimeType, bytes) => media.set(id, { mimeType, bytes }),

@@ -16,6 +16,8 @@ export interface Conversation {
     fromId: string | null;
     phone: string | null;
     email: string | null;
+    /** When the contact texted STOP to an SMS channel (START clears it); absent or null: not opted out. */
+    smsOptedOutAt?: string | null;
   };
   channel: string | null;
   /** The built-in channel the conversation belongs to; null on the custom channel. */
@@ -119,6 +121,8 @@ export interface ContactJson {
   updatedAt: string;
   botActive: boolean;
   labels: string[];
+  /** When the contact texted STOP to an SMS channel (START clears it); null: not opted out. */
+  smsOptedOutAt?: string | null;
 }
 
 export interface Page<T> {

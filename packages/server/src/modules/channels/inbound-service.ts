@@ -137,7 +137,17 @@ export async function processInbound(
       if (!found) statusMissed = true;
     } else {
       const at = event.kind === "opt_out" ? Date.now() : null;
-      await ctx.db.write((trx) => setSmsOptOut(trx, accountId, event.phone, at));
+      await ctx.db.write(async (trx) => {
+        // STOP may be a number's very first text: its contact is made here, so the opt-out holds.
+        if (at !== null) {
+          await findOrCreateContactByPhone(trx, accountId, {
+            phone: event.phone,
+            firstName: null,
+            lastName: null,
+          });
+        }
+        await setSmsOptOut(trx, accountId, event.phone, at);
+      });
     }
   }
   // A status for a reply whose send has not committed yet (or that Parley never sent): look again a

@@ -47,7 +47,8 @@ async function messageTarget(
 ): Promise<Target | ViaChannel | null> {
   const db = ctx.db.kysely;
   const m = await findMessageById(db, accountId, messageId);
-  if (m?.direction !== "outbound" || m.status === "sent") return null;
+  // Sent (or further: a provider's delivered and read) is done.
+  if (m?.direction !== "outbound" || ["sent", "delivered", "read"].includes(m.status)) return null;
   const channelId = await channelIdOfConversation(db, accountId, m.conversation_id);
   if (channelId !== "") return { viaChannel: channelId, message: m };
   const [account, owner] = await Promise.all([

@@ -69,6 +69,7 @@ export async function createOutboundMessage(
     bot_outcome: input.botOutcome ?? null,
     provider_message_id: null,
     template: input.template ? JSON.stringify(input.template) : null,
+    sending_since: null,
     created_at: now,
     updated_at: now,
   };

@@ -205,6 +205,30 @@ export async function setDeliveryOutcome(
   }
 }
 
+/**
+ * Before a provider call: the message is being handed over. If the process dies before the outcome
+ * commits, the next run finds this and does not send it a second time (providers take no idempotency
+ * key); setSendingDone clears it with the outcome.
+ */
+export async function markSending(db: Q, accountId: string, messageId: string, at: number): Promise<void> {
+  await db
+    .updateTable("messages")
+    .set({ sending_since: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .execute();
+}
+
+export async function setSendingDone(db: Q, accountId: string, messageId: string): Promise<void> {
+  await db
+    .updateTable("messages")
+    .set({ sending_since: null })
+    .where("account_id", "=", accountId)
+    .where("id", "=", messageId)
+    .where("sending_since", "is not", null)
+    .execute();
+}
+
 /** How far an outbound message has got: a provider's status never moves it back. */
 const PROVIDER_STATUS_RANK: Record<string, number> = { pending: 0, sent: 1, delivered: 2, read: 3 };
 

@@ -1,5 +1,6 @@
-// The Add channel dialog (pick a type, fill in its settings beside a live preview, then copy the
-// snippet) and the Edit dialog (the same settings for an existing channel).
+// The Add channel dialog (pick a type; for the website chat, its settings beside a live preview, then the
+// snippet to copy; for a provider, its settings, then what to paste back into the provider's console) and
+// the Edit dialog (the same settings for an existing channel).
 import {
   Alert,
   Badge,
@@ -24,12 +25,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
-import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
+import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, CHANNELS_KEY, isProvider } from "../../lib/channels.ts";
 import { notify } from "../../lib/notify.ts";
 import type { CampaignSummary, Channel, ChannelType, Page, WebChannelConfig } from "../../lib/types.ts";
+import { PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
-export const CHANNELS_KEY = ["channels"] as const;
+export { CHANNELS_KEY };
 
 const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
 
@@ -102,12 +104,12 @@ function bodyOf(form: WebForm) {
   };
 }
 
-/** Add channel: type → settings with preview → the snippet to copy. */
+/** Add channel: type → settings (with the preview for the website chat) → what to paste where. */
 export function AddChannelDialog({ onClose }: { onClose: () => void }) {
   const [type, setType] = useState<ChannelType | null>(null);
-  const [created, setCreated] = useState<Channel | null>(null);
+  const [created, setCreated] = useState<{ channel: Channel; verifyToken: string | null } | null>(null);
   const title = created
-    ? `${created.name} is ready`
+    ? `${created.channel.name} is ready`
     : type
       ? `Add channel: ${CHANNEL_TYPE_LABELS[type]}`
       : "Add channel";
@@ -116,13 +118,28 @@ export function AddChannelDialog({ onClose }: { onClose: () => void }) {
       opened
       onClose={onClose}
       title={title}
-      size={type && !created ? 1000 : "lg"}
+      size={type === "web" && !created ? 1000 : "lg"}
       closeButtonProps={{ "aria-label": "Close" }}
     >
       {created ? (
-        <Snippet channel={created} onDone={onClose} />
+        isProvider(created.channel.type) ? (
+          <ProviderReady channel={created.channel} verifyToken={created.verifyToken} onDone={onClose} />
+        ) : (
+          <Snippet channel={created.channel} onDone={onClose} />
+        )
       ) : type === "web" ? (
-        <WebChannelForm channel={null} onBack={() => setType(null)} onSaved={setCreated} />
+        <WebChannelForm
+          channel={null}
+          onBack={() => setType(null)}
+          onSaved={(channel) => setCreated({ channel, verifyToken: null })}
+        />
+      ) : type ? (
+        <ProviderChannelForm
+          type={type}
+          channel={null}
+          onBack={() => setType(null)}
+          onSaved={(channel, verifyToken) => setCreated({ channel, verifyToken })}
+        />
       ) : (
         <TypePicker onPick={setType} />
       )}
@@ -131,18 +148,51 @@ export function AddChannelDialog({ onClose }: { onClose: () => void }) {
 }
 
 export function EditChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
+  // A provider channel saved with a new verify token: show it to paste into Meta before closing.
+  const [newToken, setNewToken] = useState<{ channel: Channel; verifyToken: string } | null>(null);
+  const providerType = isProvider(channel.type) ? channel.type : null;
   return (
     <Modal
       opened
       onClose={onClose}
       title={`Edit ${channel.name}`}
-      size={1000}
+      size={providerType ? "lg" : 1000}
       closeButtonProps={{ "aria-label": "Close" }}
     >
-      <Stack gap="md">
-        {channel.embedSnippet && <SnippetBox snippet={channel.embedSnippet} />}
-        <WebChannelForm channel={channel} onSaved={onClose} />
-      </Stack>
+      {newToken ? (
+        <Stack gap="md">
+          <Alert color="green" role="status" title="Saved">
+            Paste the new verify token into your Meta app's webhook settings: Meta checks it again.
+          </Alert>
+          <PasteBack channel={newToken.channel} verifyToken={newToken.verifyToken} />
+          <Group justify="flex-end">
+            <Button onClick={onClose} data-autofocus>
+              Done
+            </Button>
+          </Group>
+        </Stack>
+      ) : providerType ? (
+        <Stack gap="md">
+          {channel.status === "error" && channel.lastError && (
+            <Alert color="red" role="note" title="Last error">
+              {channel.lastError}
+            </Alert>
+          )}
+          <PasteBack channel={channel} verifyToken={null} />
+          <ProviderChannelForm
+            type={providerType}
+            channel={channel}
+            onSaved={(saved, verifyToken) =>
+              verifyToken ? setNewToken({ channel: saved, verifyToken }) : onClose()
+            }
+          />
+        </Stack>
+      ) : (
+        <Stack gap="md">
+          {channel.embedSnippet && <SnippetBox snippet={channel.embedSnippet} />}
+          <WebChannelForm channel={channel} onSaved={onClose} />
+        </Stack>
+      )}
     </Modal>
   );
 }

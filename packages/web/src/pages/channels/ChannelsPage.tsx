@@ -1,5 +1,5 @@
-// Settings → Channels: the account's built-in channels (today the website chat widget), with their
-// status and last error; owners and admins add, edit, pause, resume and delete them, agents only look.
+// Settings → Channels: the account's built-in channels (the website chat and the provider channels), with
+// their status and last error; owners and admins add, edit, pause, resume and delete them, agents only look.
 import {
   Alert,
   Anchor,
@@ -19,13 +19,13 @@ import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
-import { CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
+import { CHANNEL_TYPE_LABELS, CHANNELS_KEY, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
 import { fullTime } from "../../lib/format.ts";
 import { notify } from "../../lib/notify.ts";
 import { canManage } from "../../lib/session.ts";
 import type { CampaignSummary, Channel, Page, Session, WebChannelConfig } from "../../lib/types.ts";
 import { SettingsNav } from "../settings/SettingsNav.tsx";
-import { AddChannelDialog, CHANNELS_KEY, EditChannelDialog } from "./ChannelDialog.tsx";
+import { AddChannelDialog, EditChannelDialog } from "./ChannelDialog.tsx";
 
 const STATUS: Record<Channel["status"], { label: string; color: string }> = {
   active: { label: "Active", color: "green" },
@@ -48,6 +48,7 @@ export function ChannelsPage({ session }: { session: Session }) {
   const [editing, setEditing] = useState<Channel | null>(null);
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const list = channels.data?.data ?? [];
+  const broken = list.filter((ch) => ch.status === "error");
   const campaigns = useQuery({
     queryKey: ["campaigns", "all"],
     queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
@@ -82,9 +83,19 @@ export function ChannelsPage({ session }: { session: Session }) {
       {channels.data && list.length === 0 && (
         <EmptyState title="No channels yet">
           {manager
-            ? "Add a website chat: paste one line on your site and talk to its visitors here. Messages from your own integration keep arriving as before."
+            ? "Add a website chat, or connect WhatsApp, Telegram, SMS (Twilio), Messenger or Instagram: their messages arrive here in the inbox. Messages from your own integration keep arriving as before."
             : "No channel has been added yet. Messages from your business's own integration arrive in the inbox as before."}
         </EmptyState>
+      )}
+      {broken.length > 0 && (
+        <Alert color="red" title="Needs attention">
+          {broken.length === 1
+            ? `${broken[0]!.name} is in error: its error is shown in the list below.`
+            : `${broken.map((ch) => ch.name).join(", ")} are in error: their errors are shown in the list below.`}{" "}
+          {manager
+            ? "Fix the settings with Edit, then Resume."
+            : "An owner or admin of the account can fix the settings."}
+        </Alert>
       )}
       {list.length > 0 && (
         <Table.ScrollContainer minWidth={640}>
@@ -139,19 +150,33 @@ function ChannelRow({
   const client = useQueryClient();
   const status = STATUS[ch.status];
   const toggle = useMutation({
+    // A paused channel, or one in error, resumes (which clears its last error); an active one pauses.
     mutationFn: () =>
-      api<Channel>("PATCH", `/channels/${ch.id}`, { status: ch.status === "paused" ? "active" : "paused" }),
+      api<Channel>("PATCH", `/channels/${ch.id}`, { status: ch.status === "active" ? "paused" : "active" }),
     onSuccess: (saved) => {
       void client.invalidateQueries({ queryKey: CHANNELS_KEY });
+      void client.invalidateQueries({ queryKey: ["dashboard"] });
       notify(
         saved.status === "paused"
-          ? `${saved.name} paused: the chat no longer shows on your website`
-          : `${saved.name} resumed`,
+          ? saved.type === "web"
+            ? `${saved.name} paused: the chat no longer shows on your website`
+            : `${saved.name} paused: its replies fail until you resume it`
+          : saved.status === "error"
+            ? `${saved.name} is still in error: ${saved.lastError ?? "see the list"}`
+            : `${saved.name} resumed`,
+        saved.status === "error" ? "error" : "success",
       );
     },
     onError: (err) => notify(errorMessage(err), "error"),
   });
   const web = ch.type === "web" ? (ch.config as Partial<WebChannelConfig>) : null;
+  // A provider's settings as saved: the secrets come masked ("••••" and the last 4 characters).
+  const settings = isProvider(ch.type)
+    ? PROVIDER_FIELDS[ch.type].flatMap((f) => {
+        const value = ch.config[f.key];
+        return typeof value === "string" && value ? [{ label: f.label, value }] : [];
+      })
+    : [];
   return (
     <Table.Tr>
       <Table.Td>
@@ -182,6 +207,14 @@ function ChannelRow({
               {web.allowedOrigins.join(", ")}
             </Text>
           )}
+          {settings.map((f) => (
+            <Text size="xs" key={f.label} style={{ overflowWrap: "anywhere" }}>
+              <Text span size="xs" c="dimmed">
+                {f.label}:{" "}
+              </Text>
+              {f.value}
+            </Text>
+          ))}
           {ch.campaignId && (
             <Text size="xs">
               <Text span size="xs" c="dimmed">
@@ -192,11 +225,22 @@ function ChannelRow({
               </Anchor>
             </Text>
           )}
-          {ch.lastError && (
-            <Text size="xs" c="red.8" data-testid="last-error">
-              Last error: {ch.lastError}
-            </Text>
-          )}
+          {ch.lastError &&
+            (ch.status === "error" ? (
+              <Text
+                size="sm"
+                fw={600}
+                c="red.9"
+                data-testid="last-error"
+                style={{ overflowWrap: "anywhere" }}
+              >
+                Error: {ch.lastError}
+              </Text>
+            ) : (
+              <Text size="xs" c="red.8" data-testid="last-error">
+                Last error: {ch.lastError}
+              </Text>
+            ))}
           <Text size="xs" c="dimmed">
             Updated {fullTime(ch.updatedAt)}
           </Text>
@@ -205,18 +249,16 @@ function ChannelRow({
       {manager && (
         <Table.Td>
           <Group gap={4} wrap="nowrap" justify="flex-end">
-            {ch.type === "web" && (
-              <Button size="compact-sm" variant="light" onClick={onEdit}>
-                Edit
-              </Button>
-            )}
+            <Button size="compact-sm" variant="light" onClick={onEdit}>
+              Edit
+            </Button>
             <Button
               size="compact-sm"
               variant="default"
               loading={toggle.isPending}
               onClick={() => toggle.mutate()}
             >
-              {ch.status === "paused" ? "Resume" : "Pause"}
+              {ch.status === "active" ? "Pause" : "Resume"}
             </Button>
             <Button size="compact-sm" variant="subtle" color="red" onClick={onDelete}>
               Delete…

@@ -97,6 +97,12 @@ export function ContactPage({ session }: { session: Session }) {
       <Text size="sm" c="dimmed">
         Created {fullTime(c.createdAt)} · id {c.id}
       </Text>
+      {c.smsOptedOutAt && (
+        <Alert color="orange" title="Opted out of SMS" data-testid="sms-opted-out">
+          This contact texted STOP on {fullTime(c.smsOptedOutAt)}: Parley sends them no SMS until they text
+          START (a reply or campaign message to them on SMS is marked Failed).
+        </Alert>
+      )}
       <Paper withBorder p="md" radius="md" component="section" aria-label="Details">
         <ContactForm
           key={c.updatedAt}

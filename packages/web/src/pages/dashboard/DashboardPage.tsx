@@ -1,12 +1,12 @@
 import { BarChart } from "@mantine/charts";
-import { Anchor, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { api } from "../../lib/api.ts";
-import { channelKindLabel } from "../../lib/channels.ts";
-import type { ChannelFigures } from "../../lib/types.ts";
+import { CHANNEL_TYPE_LABELS, CHANNELS_KEY, channelKindLabel } from "../../lib/channels.ts";
+import type { Channel, ChannelFigures, Page } from "../../lib/types.ts";
 
 interface Day {
   date: string;
@@ -72,6 +72,12 @@ export function DashboardPage() {
     queryKey: ["dashboard"],
     queryFn: () => api<Dashboard>("GET", "/dashboard?days=30"),
   });
+  // The same list as Settings → Channels (every role reads it): the ones in error are shown on top.
+  const channels = useQuery({
+    queryKey: CHANNELS_KEY,
+    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
+  });
+  const broken = (channels.data?.data ?? []).filter((ch) => ch.status === "error");
   if (data.isPending) return <LoadingState label="Loading the dashboard" />;
   if (data.isError) return <ErrorState error={data.error} onRetry={() => void data.refetch()} />;
   const { days, totals, waitingForPerson } = data.data;
@@ -82,6 +88,7 @@ export function DashboardPage() {
       <Title order={1} size="h2">
         Dashboard
       </Title>
+      {broken.length > 0 && <BrokenChannels channels={broken} />}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
         <Paper withBorder p="md" radius="md">
           <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
@@ -177,6 +184,30 @@ export function DashboardPage() {
         </Text>
       </Group>
     </Stack>
+  );
+}
+
+/** Channels in error (credentials refused, a webhook the provider did not take): what and where to fix. */
+function BrokenChannels({ channels }: { channels: Channel[] }) {
+  return (
+    <Alert
+      color="red"
+      title={channels.length === 1 ? "A channel is in error" : `${channels.length} channels are in error`}
+    >
+      <List size="sm" spacing={4} aria-label="Channels in error">
+        {channels.map((ch) => (
+          <List.Item key={ch.id}>
+            <Text span size="sm" fw={600}>
+              {ch.name}
+            </Text>{" "}
+            ({CHANNEL_TYPE_LABELS[ch.type]}): {ch.lastError ?? "no error message"}
+          </List.Item>
+        ))}
+      </List>
+      <Anchor component={Link} to="/settings/channels" size="sm" mt="xs" display="inline-block">
+        Open Settings → Channels
+      </Anchor>
+    </Alert>
   );
 }
 

@@ -15,6 +15,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { channelKindLabel } from "../../lib/channels.ts";
+import { fullTime } from "../../lib/format.ts";
 import { notify } from "../../lib/notify.ts";
 import {
   type Conversation,
@@ -97,6 +99,11 @@ export function ConversationView({ conversationId, session }: { conversationId: 
             <Badge color={c.botPaused ? "gray" : "teal"} variant="light">
               {c.botPaused ? "Bot paused" : "Bot on"}
             </Badge>
+            {c.contact.smsOptedOutAt && (
+              <Badge color="orange.9" variant="light" title={`Since ${fullTime(c.contact.smsOptedOutAt)}`}>
+                Opted out of SMS
+              </Badge>
+            )}
           </Group>
         </Group>
         {c.humanAlert && (
@@ -204,6 +211,13 @@ function Thread({
   );
 }
 
+/** Where a reply goes, in words: the custom channel's replies go to the business's webhook. */
+function whereReplies(channelType: Conversation["channelType"]): string {
+  if (channelType === "web") return "in the website chat";
+  if (channelType === "custom" || channelType === null) return "through your webhook";
+  return `on ${channelKindLabel(channelType)}`;
+}
+
 /** How often the reply box tells a website chat's visitor that a person is typing (the widget shows it for 5 s). */
 const TYPING_EVERY_MS = 2000;
 
@@ -248,7 +262,7 @@ function ReplyBox({
       <Stack gap={6}>
         <Textarea
           label="Reply"
-          description={`Sent to the customer ${channelType === "web" ? "in the website chat" : "through your webhook"} as you; the bot pauses on this conversation. Ctrl+Enter sends.`}
+          description={`Sent to the customer ${whereReplies(channelType)} as you; the bot pauses on this conversation. Ctrl+Enter sends.`}
           autosize
           minRows={2}
           maxRows={8}

@@ -32,27 +32,26 @@ function senderLabel(m: Message, contactName: string): string {
   }
 }
 
-/** Delivery status of an outbound message: the words the app promises are "Sent" and "Failed". */
+/**
+ * Delivery status of an outbound message, in words: Pending, Sent, Failed, and on the provider channels
+ * that report it, Delivered (on the customer's device) and Read.
+ */
+const STATUS_BADGES: Record<string, { label: string; color: string }> = {
+  pending: { label: "Pending", color: "gray.8" },
+  sent: { label: "Sent", color: "green.9" },
+  delivered: { label: "Delivered", color: "green.9" },
+  read: { label: "Read", color: "teal.9" },
+  failed: { label: "Failed", color: "red.9" },
+};
+
 function StatusBadge({ status }: { status: string }) {
-  if (status === "sent")
-    return (
-      <Badge color="green.9" variant="light">
-        Sent
-      </Badge>
-    );
-  if (status === "failed")
-    return (
-      <Badge color="red.9" variant="light">
-        Failed
-      </Badge>
-    );
-  if (status === "pending")
-    return (
-      <Badge color="gray.8" variant="light">
-        Pending
-      </Badge>
-    );
-  return null;
+  const badge = STATUS_BADGES[status];
+  if (!badge) return null;
+  return (
+    <Badge color={badge.color} variant="light">
+      {badge.label}
+    </Badge>
+  );
 }
 
 export function MessageItem({
