@@ -6,11 +6,17 @@
 // Settings → Channels and on the dashboard. The inbox shows a WhatsApp reply Delivered, then Read, as
 // Meta reports them (a local stand-in of the Graph API takes the sends), and a contact who texted STOP
 // to a Twilio number shows "Opted out of SMS". Against a real `parley serve` on SQLite, in Chromium.
-import { createHmac } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+
 import type { Browser, Page } from "playwright-core";
+import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type MetaStandIn,
+  metaSignature,
+  startMetaStandIn,
+  whatsappMessages,
+  whatsappStatus,
+} from "../../server/test/stand-ins/meta.ts";
 import {
   apiClient,
   eventually,
@@ -33,37 +39,6 @@ const WHATSAPP = {
 };
 const TELEGRAM = { name: "Support bot", botToken: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" };
 
-/** The Graph API's send endpoint as Meta answers it: every message gets its own wamid. */
-async function startGraphStandIn() {
-  const sent: { path: string; body: { to?: string; text?: { body?: string } }; id: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      const body = JSON.parse(raw || "{}") as { to?: string; text?: { body?: string } };
-      const id = `wamid.OUT${sent.length + 1}`;
-      sent.push({ path: req.url ?? "", body, id });
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          messaging_product: "whatsapp",
-          contacts: [{ input: body.to, wa_id: body.to }],
-          messages: [{ id }],
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sent,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 interface ChannelJson {
   id: string;
   type: string;
@@ -82,10 +57,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
   let api: Awaited<ReturnType<typeof apiClient>>;
   let whatsapp: ChannelJson;
   let verifyToken = "";
-  let graph: Awaited<ReturnType<typeof startGraphStandIn>>;
+  let graph: MetaStandIn;
 
   beforeAll(async () => {
-    graph = await startGraphStandIn();
+    graph = await startMetaStandIn();
+    graph.tokens.add(WHATSAPP.accessToken);
     [parley, browser] = await Promise.all([
       // Nothing listens on port 9 (discard): Telegram's setWebhook is refused at once.
       startParley({ PUBLIC_URL, TELEGRAM_API_URL: "http://127.0.0.1:9", META_GRAPH_URL: graph.url }),
@@ -256,33 +232,22 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
   it("the inbox shows a WhatsApp reply Delivered, then Read, as Meta reports them", async () => {
     const path = new URL(whatsapp.inboundUrl ?? "").pathname;
     /** A webhook post as Meta sends it: signed with the app secret over the raw body. */
-    const fromMeta = async (value: Record<string, unknown>) => {
-      const raw = JSON.stringify({
-        object: "whatsapp_business_account",
-        entry: [{ id: "102290129340398", changes: [{ field: "messages", value }] }],
-      });
-      const signature = createHmac("sha256", WHATSAPP.appSecret).update(raw).digest("hex");
+    const fromMeta = async (payload: unknown) => {
+      const raw = JSON.stringify(payload);
       const res = await api.post(path, {
-        headers: { "content-type": "application/json", "x-hub-signature-256": `sha256=${signature}` },
+        headers: {
+          "content-type": "application/json",
+          "x-hub-signature-256": metaSignature(WHATSAPP.appSecret, raw),
+        },
         data: raw,
       });
       expect(res.status(), await res.text()).toBe(200);
     };
-    const metadata = { display_phone_number: "15550001111", phone_number_id: "106540352242999" };
-    await fromMeta({
-      messaging_product: "whatsapp",
-      metadata,
-      contacts: [{ profile: { name: "Maria" }, wa_id: "4915112345678" }],
-      messages: [
-        {
-          from: "4915112345678",
-          id: "wamid.IN1",
-          timestamp: `${Math.floor(Date.now() / 1000)}`,
-          type: "text",
-          text: { body: "Is my bike ready?" },
-        },
-      ],
-    });
+    await fromMeta(
+      whatsappMessages(WHATSAPP.phoneNumberId, { waId: "4915112345678", name: "Maria" }, [
+        { type: "text", text: { body: "Is my bike ready?" } },
+      ]),
+    );
 
     await page.goto(`${parley.url}/inbox`);
     await page.getByRole("list", { name: "Conversation list" }).getByRole("link", { name: /Maria/ }).click();
@@ -292,21 +257,13 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await page.getByRole("button", { name: "Send", exact: true }).click();
     const message = page.locator("[data-message-id]").filter({ hasText: reply });
     await message.getByText("Sent", { exact: true }).waitFor();
-    const out = await eventually(() => graph.sent.find((s) => s.body.text?.body === reply));
-    expect(out.body.to).toBe("4915112345678");
-
-    const status = (s: string) => ({
-      messaging_product: "whatsapp",
-      metadata,
-      statuses: [
-        {
-          id: out.id,
-          status: s,
-          timestamp: `${Math.floor(Date.now() / 1000)}`,
-          recipient_id: "4915112345678",
-        },
-      ],
-    });
+    const out = await eventually(() =>
+      graph.sends().find((r) => (r.body?.text as { body?: string } | undefined)?.body === reply),
+    );
+    expect(out.body?.to).toBe("4915112345678");
+    const wamid = out.answeredId ?? "";
+    const status = (s: "delivered" | "read") =>
+      whatsappStatus(WHATSAPP.phoneNumberId, wamid, "4915112345678", s);
     await fromMeta(status("delivered"));
     await message.getByText("Delivered", { exact: true }).waitFor();
     await fromMeta(status("read"));
@@ -333,10 +290,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
         Body: body,
         NumMedia: "0",
       };
-      const signed = Object.keys(params)
-        .sort()
-        .reduce((acc, key) => acc + key + params[key], inboundUrl);
-      const signature = createHmac("sha1", auth.authToken).update(signed).digest("base64");
+      const signature = getExpectedTwilioSignature(auth.authToken, inboundUrl, params);
       const res = await api.post(new URL(inboundUrl).pathname, {
         headers: { "x-twilio-signature": signature },
         form: params,

@@ -737,7 +737,7 @@ export interface paths {
     put?: never;
     /**
      * Create a built-in channel
-     * @description Today the web chat widget (type web). Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG, CHANNEL_TYPE_NOT_AVAILABLE (400), CAMPAIGN_NOT_FOUND (404).
+     * @description The website chat (web) or a provider: whatsapp, twilio_sms, telegram, messenger, instagram (docs/channels.md). A provider that refuses the credentials on creation leaves the channel with status error and its reason. Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG (400), CAMPAIGN_NOT_FOUND (404).
      */
     post: operations["createChannel"];
     delete?: never;
@@ -3699,7 +3699,7 @@ export interface operations {
             type: "text" | "reaction";
             sender: "contact" | "bot" | "human" | "api";
             body: string;
-            /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
+            /** @description inbound: received; outbound: pending, sent, failed, and on a provider channel delivered and read (its status callbacks) */
             status: string;
             channel: string | null;
             campaignId: string | null;
@@ -3961,7 +3961,7 @@ export interface operations {
               type: "text" | "reaction";
               sender: "contact" | "bot" | "human" | "api";
               body: string;
-              /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
+              /** @description inbound: received; outbound: pending, sent, failed, and on a provider channel delivered and read (its status callbacks) */
               status: string;
               channel: string | null;
               campaignId: string | null;
@@ -4583,7 +4583,7 @@ export interface operations {
             type: "text" | "reaction";
             sender: "contact" | "bot" | "human" | "api";
             body: string;
-            /** @description inbound: received|delivered|read; outbound: pending|sent|failed */
+            /** @description inbound: received; outbound: pending, sent, failed, and on a provider channel delivered and read (its status callbacks) */
             status: string;
             channel: string | null;
             campaignId: string | null;
@@ -8184,13 +8184,13 @@ export interface operations {
             data: {
               /** @description Channel id (ch_…) */
               id: string;
-              /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+              /** @description web (the website chat) or a messaging provider */
               type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
               name: string;
               status: "active" | "paused" | "error";
               lastError: string | null;
               campaignId: string | null;
-              /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+              /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are answered masked ("••••" and the last 4 characters). */
               config: {
                 [key: string]: unknown;
               };
@@ -8298,10 +8298,10 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+          /** @description web (the website chat) or a messaging provider */
           type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
           name: string;
-          /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+          /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are answered masked ("••••" and the last 4 characters). */
           config: {
             [key: string]: unknown;
           };
@@ -8319,13 +8319,13 @@ export interface operations {
           "application/json": {
             /** @description Channel id (ch_…) */
             id: string;
-            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            /** @description web (the website chat) or a messaging provider */
             type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
             name: string;
             status: "active" | "paused" | "error";
             lastError: string | null;
             campaignId: string | null;
-            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are answered masked ("••••" and the last 4 characters). */
             config: {
               [key: string]: unknown;
             };
@@ -8488,13 +8488,13 @@ export interface operations {
           "application/json": {
             /** @description Channel id (ch_…) */
             id: string;
-            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            /** @description web (the website chat) or a messaging provider */
             type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
             name: string;
             status: "active" | "paused" | "error";
             lastError: string | null;
             campaignId: string | null;
-            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are answered masked ("••••" and the last 4 characters). */
             config: {
               [key: string]: unknown;
             };
@@ -8760,13 +8760,13 @@ export interface operations {
           "application/json": {
             /** @description Channel id (ch_…) */
             id: string;
-            /** @description Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE */
+            /** @description web (the website chat) or a messaging provider */
             type: "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
             name: string;
             status: "active" | "paused" | "error";
             lastError: string | null;
             campaignId: string | null;
-            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are answered masked ("••••" and the last 4 characters). */
+            /** @description The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are answered masked ("••••" and the last 4 characters). */
             config: {
               [key: string]: unknown;
             };

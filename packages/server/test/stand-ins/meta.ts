@@ -18,6 +18,8 @@ export interface MetaRequest {
   path: string;
   authorization: string | undefined;
   body: Record<string, unknown> | null;
+  /** The message id the stand-in answered an accepted send with. */
+  answeredId?: string;
 }
 
 export interface ForcedAnswer {
@@ -116,6 +118,7 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
         if (body?.messaging_product === "whatsapp") {
           const id = wamid();
           issued.push(id);
+          call.answeredId = id;
           return answer(200, {
             messaging_product: "whatsapp",
             contacts: [{ input: body.to, wa_id: body.to }],
@@ -125,6 +128,7 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
         const recipient = (body?.recipient as { id?: string } | undefined)?.id;
         const id = `m_${randomBytes(16).toString("hex")}`;
         issued.push(id);
+        call.answeredId = id;
         return answer(200, { recipient_id: recipient, message_id: id });
       }
       const mediaInfo = path.match(/^\/(v\d+\.\d)\/([^/]+)$/);

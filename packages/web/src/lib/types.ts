@@ -156,10 +156,25 @@ export interface Outgoing {
   listId: string;
   /** The label for members not known on one of their own; null: those are skipped. */
   channel: string | null;
+  /** The provider channel (ch_…) the first messages go through; null: the custom channel. */
+  channelId: string | null;
+  /** The approved template a WhatsApp channel sends (required there); null on other channels. */
+  template: OutgoingTemplate | null;
   ratePerMinute: number;
   state: "running" | "paused" | "done" | null;
   pausedReason: string | null;
 }
+
+export interface OutgoingTemplate {
+  name: string;
+  /** Like en_US. */
+  language: string;
+  /** The body's {{1}}, {{2}}, … in order; {{firstName|there}} and the like are filled per member. */
+  parameters: string[];
+}
+
+/** Why a member got no first message. */
+export type SkipReason = "no_custom_channel_id" | "no_known_channel" | "no_phone" | "opted_out";
 
 export interface OutgoingStats {
   state: "running" | "paused" | "done" | null;
@@ -170,7 +185,7 @@ export interface OutgoingStats {
   pending: number;
   failed: number;
   skipped: number;
-  skippedByReason: { no_custom_channel_id: number; no_known_channel: number };
+  skippedByReason: Record<SkipReason, number>;
   replied: number;
 }
 
@@ -180,7 +195,7 @@ export interface SkippedMember {
   lastName: string | null;
   phone: string | null;
   email: string | null;
-  reason: "no_custom_channel_id" | "no_known_channel";
+  reason: SkipReason;
   skippedAt: string;
 }
 

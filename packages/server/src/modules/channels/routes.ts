@@ -22,8 +22,10 @@ export function channelRoutes(app: App, ctx: AppContext): void {
         operationId: "createChannel",
         summary: "Create a built-in channel",
         description:
-          "Today the web chat widget (type web). Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG, " +
-          "CHANNEL_TYPE_NOT_AVAILABLE (400), CAMPAIGN_NOT_FOUND (404).",
+          "The website chat (web) or a provider: whatsapp, twilio_sms, telegram, messenger, instagram " +
+          "(docs/channels.md). A provider that refuses the credentials on creation leaves the channel " +
+          "with status error and its reason. Errors: VALIDATION_ERROR, INVALID_CHANNEL_CONFIG (400), " +
+          "CAMPAIGN_NOT_FOUND (404).",
         tags: TAGS,
         body: CreateChannelBody,
         response: { 201: ChannelJson, ...errorResponses(400, 401, 404, 429) },

@@ -13,13 +13,16 @@ export const ChannelTypeSchema = Type.Union(
     Type.Literal("messenger"),
     Type.Literal("instagram"),
   ],
-  { description: "Only `web` can be created today; the others answer CHANNEL_TYPE_NOT_AVAILABLE" },
+  { description: "web (the website chat) or a messaging provider" },
 );
 
 const ChannelConfig = Type.Record(Type.String(), Type.Unknown(), {
   description:
     "The type's settings. web: allowedOrigins (required, origins like https://shop.example), title, " +
-    "greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. Secrets are " +
+    "greeting, color (#rrggbb), position (right|left), collectEmail, showAgentName. whatsapp: " +
+    "phoneNumberId, accessToken, appSecret, verifyToken (generated when absent), graphVersion. " +
+    "twilio_sms: accountSid, authToken, from or messagingServiceSid. telegram: botToken. messenger, " +
+    "instagram: pageId, pageAccessToken, appSecret, verifyToken, graphVersion. Secrets are " +
     'answered masked ("••••" and the last 4 characters).',
 });
 

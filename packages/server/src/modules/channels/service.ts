@@ -105,9 +105,7 @@ export interface CreateChannelInput {
 
 function adapterFor(type: ChannelType): ChannelAdapter {
   const adapter = adapterOf(type);
-  if (!adapter?.available) {
-    throw new AppError("CHANNEL_TYPE_NOT_AVAILABLE", `Channels of type ${type} cannot be created yet`);
-  }
+  if (!adapter) throw new AppError("VALIDATION_ERROR", `unknown channel type ${type}`);
   return adapter;
 }
 
@@ -226,8 +224,7 @@ export async function updateChannel(
   input: UpdateChannelInput,
 ) {
   const current = decryptChannel(ctx, await requireChannel(ctx, accountId, channelId));
-  const adapter = adapterOf(current.type);
-  if (!adapter) throw new AppError("CHANNEL_TYPE_NOT_AVAILABLE", `unknown channel type ${current.type}`);
+  const adapter = adapterFor(current.type);
   const name = input.name === undefined ? undefined : cleanName(input.name);
   const parsed =
     input.config === undefined

@@ -142,7 +142,7 @@ export async function deliverMessageOnPostgres(
 ): Promise<JobResult> {
   const runNamed = ctx.db.runNamed!;
   const m = await loaderOf(ctx).submit({ accountId, messageId });
-  if (m?.direction !== "outbound" || m.status === "sent") return undefined;
+  if (m?.direction !== "outbound" || ["sent", "delivered", "read"].includes(m.status)) return undefined;
   if (m.channel_id) return deliverThroughChannel(ctx, accountId, m, m.channel_id, trigger, job);
   if (!m.webhook_url) {
     const at = Date.now();

@@ -44,7 +44,10 @@ export const MessageJson = Type.Object({
     Type.Literal("api"),
   ]),
   body: Type.String(),
-  status: Type.String({ description: "inbound: received|delivered|read; outbound: pending|sent|failed" }),
+  status: Type.String({
+    description:
+      "inbound: received; outbound: pending, sent, failed, and on a provider channel delivered and read (its status callbacks)",
+  }),
   channel: Nullable(Type.String()),
   campaignId: Nullable(Type.String()),
   messageSid: Nullable(Type.String()),

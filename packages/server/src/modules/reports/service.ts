@@ -104,7 +104,8 @@ async function computeDays(
     if (r.direction === "inbound") c.inbound += r.n;
     else {
       c.outbound += r.n;
-      if (r.status === "sent") c.sent += r.n;
+      // A provider's delivered and read replies were sent first.
+      if (r.status === "sent" || r.status === "delivered" || r.status === "read") c.sent += r.n;
       if (r.status === "failed") c.failed += r.n;
       if (r.sender === "bot" && r.bot_outcome === "answer") c.botAnswers += r.n;
       if (r.sender === "bot" && r.bot_outcome === "fallback") c.botFallbacks += r.n;

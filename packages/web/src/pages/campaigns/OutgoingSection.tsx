@@ -3,6 +3,7 @@ import {
   Anchor,
   Badge,
   Button,
+  Fieldset,
   Group,
   List,
   Modal,
@@ -20,14 +21,80 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { api, errorMessage } from "../../lib/api.ts";
+import { CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import { notify } from "../../lib/notify.ts";
-import type { Campaign, ListJson, OutgoingStats, Page, SkippedMember } from "../../lib/types.ts";
+import type {
+  Campaign,
+  Channel,
+  ListJson,
+  OutgoingStats,
+  Page,
+  SkippedMember,
+  SkipReason,
+} from "../../lib/types.ts";
+import { useChannels } from "../channels/ChannelsPage.tsx";
 
 const STATE_LABEL = { running: "Sending", paused: "Paused", done: "Done" } as const;
-const SKIP_REASON = {
+/** Why a member was skipped, after its name in the list of skipped members. */
+const SKIP_REASON: Record<SkipReason, string> = {
   no_custom_channel_id: "no custom channel id",
   no_known_channel: "no channel of its own, and the campaign names none",
-} as const;
+  no_phone: "no phone",
+  opted_out: "opted out of SMS",
+};
+/** The same, after a count in the summary ("2 with no phone", "1 opted out of SMS"). */
+const SKIP_COUNT: Record<SkipReason, (n: number) => string> = {
+  no_custom_channel_id: (n) => `${n} with no custom channel id`,
+  no_known_channel: (n) => `${n} with no channel of its own, and the campaign names none`,
+  no_phone: (n) => `${n} with no phone`,
+  opted_out: (n) => `${n} opted out of SMS`,
+};
+const SKIP_REASONS = Object.keys(SKIP_REASON) as SkipReason[];
+
+/** The "Send through" value of the custom channel (a provider channel's is its id). */
+const CUSTOM = "custom";
+
+/** What the section says it does, on the channel it sends through. */
+function explanation(via: Pick<Channel, "name" | "type"> | null): string {
+  if (!via) {
+    return (
+      "Send a first message to every member of a list, each on the custom channel it wrote in on; the bot " +
+      "answers their replies. Members without a custom channel id, or without any channel when the campaign " +
+      "names none, are skipped; nobody gets it twice."
+    );
+  }
+  const through = `Send a first message to every member of a list through ${via.name}; the bot answers their replies.`;
+  if (via.type === "whatsapp") {
+    return `${through} It goes to each member's phone number as a template approved in WhatsApp Manager (WhatsApp delivers nothing else as a first message). Members without a phone are skipped; nobody gets it twice.`;
+  }
+  if (via.type === "twilio_sms") {
+    return `${through} It goes to each member's phone number. Members without a phone, or who texted STOP, are skipped; nobody gets it twice.`;
+  }
+  return `${through} It reaches only members who wrote to this channel before; the others are skipped. Nobody gets it twice.`;
+}
+
+/** The template's parameters as typed, one a line (empty lines dropped). */
+const parametersOf = (text: string) =>
+  text
+    .split("\n")
+    .map((p) => p.trim())
+    .filter(Boolean);
+
+type TemplateErrors = Partial<Record<"name" | "language" | "parameters", string>>;
+
+/** What is wrong with the template as typed (the server checks again). */
+function checkTemplate(name: string, language: string, parameters: string[]): TemplateErrors {
+  const errors: TemplateErrors = {};
+  if (!name.trim()) errors.name = "Give the name of the approved template";
+  else if (name.trim().length > 512) errors.name = "At most 512 characters";
+  const lang = language.trim();
+  if (!lang) errors.language = "Give the template's language code, like en_US";
+  else if (lang.length < 2 || lang.length > 15) errors.language = "A language code like en_US";
+  if (parameters.length > 20) errors.parameters = "At most 20 parameters";
+  else if (parameters.some((p) => p.length > 1024))
+    errors.parameters = "At most 1,024 characters a parameter";
+  return errors;
+}
 
 const nameOf = (m: SkippedMember) =>
   [m.firstName, m.lastName].filter(Boolean).join(" ") || m.phone || m.email || m.contactId;
@@ -39,12 +106,32 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   const [message, setMessage] = useState(o?.message ?? "Hi {{firstName|there}}! ");
   const [listId, setListId] = useState<string | null>(o?.listId ?? null);
   const [channel, setChannel] = useState(o?.channel ?? "");
+  const [via, setVia] = useState<string>(o?.channelId ?? CUSTOM);
+  const [templateName, setTemplateName] = useState(o?.template?.name ?? "");
+  const [templateLanguage, setTemplateLanguage] = useState(o?.template?.language ?? "");
+  const [templateParameters, setTemplateParameters] = useState((o?.template?.parameters ?? []).join("\n"));
+  const [templateErrors, setTemplateErrors] = useState<TemplateErrors>({});
   const [confirming, setConfirming] = useState(false);
   const [rate, setRate] = useState<number | string>(o?.ratePerMinute ?? 60);
   const lists = useQuery({
     queryKey: ["lists", "all"],
     queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
   });
+  const channels = useChannels();
+  const providers = (channels.data?.data ?? []).filter((ch) => isProvider(ch.type));
+  const viaChannel = via === CUSTOM ? null : (providers.find((ch) => ch.id === via) ?? null);
+  const whatsapp = viaChannel?.type === "whatsapp";
+  const viaOptions = [
+    { value: CUSTOM, label: "Custom channel" },
+    ...providers.map((ch) => ({
+      value: ch.id,
+      label: `${ch.name} (${CHANNEL_TYPE_LABELS[ch.type]}${ch.status === "active" ? "" : `, ${ch.status}`})`,
+    })),
+    // A saved channel that is gone (or not loaded): still shown, so the select never reads empty.
+    ...(via !== CUSTOM && !viaChannel
+      ? [{ value: via, label: channels.isPending ? "Loading channels…" : "A deleted channel" }]
+      : []),
+  ];
   const stats = useQuery({
     queryKey: ["campaign", campaign.id, "stats"],
     queryFn: () => api<OutgoingStats>("GET", `/campaigns/${campaign.id}/stats`),
@@ -63,7 +150,21 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   const save = useMutation({
     mutationFn: () =>
       api("PATCH", `/campaigns/${campaign.id}`, {
-        outgoing: { message, listId, channel: channel.trim() || null, ratePerMinute: Number(rate) || 60 },
+        outgoing: {
+          message,
+          listId,
+          // Kept while a provider channel is chosen (the server ignores it then), for switching back.
+          channel: channel.trim() || null,
+          channelId: via === CUSTOM ? null : via,
+          template: whatsapp
+            ? {
+                name: templateName.trim(),
+                language: templateLanguage.trim(),
+                parameters: parametersOf(templateParameters),
+              }
+            : null,
+          ratePerMinute: Number(rate) || 60,
+        },
       }),
     onSuccess: () => {
       notify("Outgoing message saved");
@@ -79,6 +180,17 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
     },
     onError: (err) => notify(errorMessage(err), "error"),
   });
+  const submit = () => {
+    if (whatsapp) {
+      const errors = checkTemplate(templateName, templateLanguage, parametersOf(templateParameters));
+      setTemplateErrors(errors);
+      if (Object.keys(errors).length > 0) {
+        save.reset();
+        return;
+      }
+    }
+    save.mutate();
+  };
   // Done with nobody left: nothing to start (members added to the list later make it startable again).
   const finished = s?.state === "done" && s.queued === 0;
   return (
@@ -97,15 +209,17 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
         )}
       </Group>
       <Text size="sm" c="dimmed" mb="sm">
-        Send a first message to every member of a list, each on the custom channel it wrote in on; the bot
-        answers their replies. Members without a custom channel id, or without any channel when the campaign
-        names none, are skipped; nobody gets it twice.
+        {explanation(viaChannel)}
       </Text>
       <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0 }}>
         <Stack gap="sm">
           <Textarea
             label="First message"
-            description="{{firstName}} is the contact's first name; {{firstName|there}} says “there” when it is empty"
+            description={
+              whatsapp
+                ? "What the inbox shows for the template (WhatsApp delivers the template itself). {{firstName}} is the contact's first name; {{firstName|there}} says “there” when it is empty"
+                : "{{firstName}} is the contact's first name; {{firstName|there}} says “there” when it is empty"
+            }
             autosize
             minRows={2}
             value={message}
@@ -123,13 +237,28 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               value={listId}
               onChange={setListId}
             />
-            <TextInput
-              label="Custom channel"
-              description="Only for members who never wrote in on a channel (e.g. imported); optional"
-              placeholder="For example sms"
-              value={channel}
-              onChange={(e) => setChannel(e.currentTarget.value)}
+            <Select
+              label="Send through"
+              description="The custom channel, or one of the account's channels (Settings → Channels)"
+              data={viaOptions}
+              value={via}
+              onChange={(v) => {
+                setVia(v ?? CUSTOM);
+                setTemplateErrors({});
+              }}
+              allowDeselect={false}
             />
+          </Group>
+          <Group grow align="flex-start">
+            {via === CUSTOM && (
+              <TextInput
+                label="Custom channel"
+                description="Only for members who never wrote in on a channel (e.g. imported); optional"
+                placeholder="For example sms"
+                value={channel}
+                onChange={(e) => setChannel(e.currentTarget.value)}
+              />
+            )}
             <NumberInput
               label="Messages per minute"
               description="Up to the server's limit (6,000 by default)"
@@ -138,6 +267,50 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               onChange={setRate}
             />
           </Group>
+          {whatsapp && (
+            <Fieldset legend="WhatsApp template" variant="filled" radius="md">
+              <Stack gap="sm">
+                <Group grow align="flex-start">
+                  <TextInput
+                    label="Template name"
+                    description="As approved in WhatsApp Manager, like spring_offer"
+                    value={templateName}
+                    onChange={(e) => {
+                      setTemplateName(e.currentTarget.value);
+                      setTemplateErrors((t) => ({ ...t, name: undefined }));
+                    }}
+                    error={templateErrors.name}
+                    maxLength={512}
+                  />
+                  <TextInput
+                    label="Template language"
+                    description="The language code it was approved in"
+                    placeholder="For example en_US"
+                    value={templateLanguage}
+                    onChange={(e) => {
+                      setTemplateLanguage(e.currentTarget.value);
+                      setTemplateErrors((t) => ({ ...t, language: undefined }));
+                    }}
+                    error={templateErrors.language}
+                    maxLength={15}
+                  />
+                </Group>
+                <Textarea
+                  label="Template parameters"
+                  description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order. {{firstName|there}} is each member's first name, or “there” when it is empty."
+                  placeholder={"{{firstName|there}}\n20% off"}
+                  autosize
+                  minRows={2}
+                  value={templateParameters}
+                  onChange={(e) => {
+                    setTemplateParameters(e.currentTarget.value);
+                    setTemplateErrors((t) => ({ ...t, parameters: undefined }));
+                  }}
+                  error={templateErrors.parameters}
+                />
+              </Stack>
+            </Fieldset>
+          )}
           {save.isError && (
             <Alert color="red" role="alert">
               {errorMessage(save.error)}
@@ -148,8 +321,8 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               <Button
                 variant="light"
                 loading={save.isPending}
-                disabled={!listId || !message.trim()}
-                onClick={() => save.mutate()}
+                disabled={!listId || !message.trim() || (via !== CUSTOM && channels.isPending)}
+                onClick={submit}
               >
                 Save outgoing message
               </Button>
@@ -212,9 +385,8 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
         <Stack gap={4} mt="sm" aria-label="Skipped members">
           <Text size="sm">
             Skipped {s.skipped}:{" "}
-            {(["no_custom_channel_id", "no_known_channel"] as const)
-              .filter((r) => s.skippedByReason[r] > 0)
-              .map((r) => `${s.skippedByReason[r]} with ${SKIP_REASON[r]}`)
+            {SKIP_REASONS.filter((r) => (s.skippedByReason[r] ?? 0) > 0)
+              .map((r) => SKIP_COUNT[r](s.skippedByReason[r]))
               .join("; ")}
             .
           </Text>

@@ -1,5 +1,5 @@
-// The built-in channel types Parley knows. A type missing here cannot be created (VALIDATION_ERROR);
-// one with `available: false` is known but not built yet (CHANNEL_TYPE_NOT_AVAILABLE).
+// The built-in channel types Parley knows, each with its adapter (a type not listed in the schema is a
+// VALIDATION_ERROR before it gets here).
 import type { ChannelType } from "../../../platform/db/schema.ts";
 import { instagramAdapter, messengerAdapter } from "./messenger.ts";
 import { telegramAdapter } from "./telegram.ts";
@@ -17,7 +17,7 @@ export const CHANNEL_TYPES: readonly ChannelType[] = [
   "instagram",
 ];
 
-const ADAPTERS: Partial<Record<ChannelType, ChannelAdapter>> = {
+const ADAPTERS: Record<ChannelType, ChannelAdapter> = {
   web: webAdapter,
   telegram: telegramAdapter,
   twilio_sms: twilioAdapter,
@@ -27,5 +27,6 @@ const ADAPTERS: Partial<Record<ChannelType, ChannelAdapter>> = {
 };
 
 export function adapterOf(type: ChannelType): ChannelAdapter | undefined {
+  // undefined only for a row whose type this build does not know (written by a newer version).
   return ADAPTERS[type];
 }

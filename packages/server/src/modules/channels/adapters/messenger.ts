@@ -71,7 +71,6 @@ function parseMessaging(prefix: "fb" | "ig", payload: unknown): InboundEvent[] {
 function metaMessagingAdapter(type: ChannelType, product: string, prefix: "fb" | "ig"): ChannelAdapter {
   return {
     type,
-    available: true,
     secretKeys: ["pageAccessToken", "appSecret", "verifyToken"],
     parseConfig(input, previous) {
       const given = configObject(input, KEYS);

@@ -213,7 +213,6 @@ function plan(
 
 export const telegramAdapter: ChannelAdapter = {
   type: "telegram",
-  available: true,
   secretKeys: ["botToken", "webhookSecret"],
 
   parseConfig(input, previous) {

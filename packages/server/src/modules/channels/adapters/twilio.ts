@@ -180,7 +180,6 @@ function messageEvents(payload: Record<string, unknown>): InboundEvent[] {
 
 export const twilioAdapter: ChannelAdapter = {
   type: "twilio_sms",
-  available: true,
   secretKeys: ["authToken"],
 
   parseConfig(input, previous) {

@@ -94,8 +94,6 @@ export type InboundEvent =
 
 export interface ChannelAdapter {
   type: ChannelType;
-  /** False while the type's provider side is not built (it can be parsed, not created). */
-  available: boolean;
   /** The config keys that are secrets: stored encrypted, answered masked. */
   secretKeys: readonly string[];
   /** Validates and splits a create/update body's config into public and secret parts (4xx AppError on bad input). */

@@ -72,7 +72,6 @@ export function parseWebConfig(input: unknown, previous?: Record<string, unknown
 
 export const webAdapter: ChannelAdapter = {
   type: "web",
-  available: true,
   secretKeys: [],
   parseConfig(input, previous) {
     return { config: { ...parseWebConfig(input, previous?.config) }, secrets: {} };

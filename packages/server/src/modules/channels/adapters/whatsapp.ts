@@ -139,7 +139,6 @@ function templateOf(json: string | null): { name: string; language: string; para
 
 export const whatsappAdapter: ChannelAdapter = {
   type: "whatsapp",
-  available: true,
   secretKeys: ["accessToken", "appSecret", "verifyToken"],
   parseConfig(input, previous) {
     const given = configObject(input, KEYS);
