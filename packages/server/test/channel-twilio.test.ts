@@ -546,6 +546,21 @@ describe("twilio_sms channel", () => {
       expect(sale.conversation_id).toBe(stop.conversation_id);
       expect(JSON.parse(sale.error!)).toMatchObject({ errorClass: "opted_out" });
       expect(requestsTo(phone)).toHaveLength(reached);
+      // A campaign through the SMS channel itself skips the opted-out member (opted_out).
+      const viaSms = json<{ id: string }>(
+        await call(acc.apiKey, "POST", "/v1/campaigns", {
+          name: "Spring by SMS",
+          outgoing: { message: "Spring sale today", listId: list.id, channelId: ch.id, ratePerMinute: 6000 },
+        }),
+      );
+      expect((await call(acc.apiKey, "POST", `/v1/campaigns/${viaSms.id}/start`)).statusCode).toBe(200);
+      const smsStats = async () =>
+        json<{ state: string; skippedByReason: Record<string, number> }>(
+          await call(acc.apiKey, "GET", `/v1/campaigns/${viaSms.id}/stats`),
+        );
+      await waitFor(async () => (await smsStats()).state === "done");
+      expect((await smsStats()).skippedByReason).toMatchObject({ opted_out: 1, no_phone: 0 });
+      expect(requestsTo(phone)).toHaveLength(reached);
 
       // START: texted again.
       await textIn(acc.accountId, ch, phone, "start");

@@ -21,6 +21,8 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
       fromId: row.contact_external_id,
       phone: row.contact_phone,
       email: row.contact_email,
+      // Texted STOP on an SMS channel: the inbox says no SMS reaches them.
+      smsOptedOutAt: row.contact_sms_opted_out_at == null ? null : iso(Number(row.contact_sms_opted_out_at)),
     },
     channel: row.channel,
     channelId: row.channel_id === "" ? null : row.channel_id,

@@ -30,6 +30,7 @@ export type InboxRow = ConversationRow & {
   contact_last_name: string | null;
   contact_phone: string | null;
   contact_email: string | null;
+  contact_sms_opted_out_at: number | null;
   contact_external_id: string | null;
   contact_bot_active: number;
   assignee_name: string | null;
@@ -60,6 +61,7 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
       "ct.last_name as contact_last_name",
       "ct.phone as contact_phone",
       "ct.email as contact_email",
+      "ct.sms_opted_out_at as contact_sms_opted_out_at",
       "ct.external_id as contact_external_id",
       "ct.bot_active as contact_bot_active",
       "u.name as assignee_name",
