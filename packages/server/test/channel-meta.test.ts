@@ -482,7 +482,7 @@ describe("Messenger and Instagram", () => {
     ["instagram", "instagram"],
   ] as const) {
     it(`${type}: a signed message is answered through the Send API with messaging_type RESPONSE; a delivery receipt moves the reply`, async () => {
-      const { acc, channel, token } = await shop(type);
+      const { acc, browser, channel, token } = await shop(type);
       const psid = type === "messenger" ? "6789012345678901" : "17841400000000001";
       const payload = messengerEvent(object, PAGE_ID, [
         { sender: { id: psid }, message: { mid: `m_${type}_1`, text: "What are your opening hours?" } },
@@ -516,6 +516,32 @@ describe("Messenger and Instagram", () => {
       await waitFor(
         async () => (await messagesOf(acc.accountId)).find((m) => m.id === reply.id)?.status === "delivered",
       );
+      // The same subscription handshake as WhatsApp.
+      const hub = await t.inject({
+        method: "GET",
+        url: `/v1/channels/${channel.id}/inbound?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=42`,
+      });
+      expect([hub.statusCode, hub.body]).toEqual([200, "42"]);
+      // Outside the 24-hour window a reply is refused before the Send API is called.
+      await db()
+        .updateTable("messages")
+        .set({ created_at: Date.now() - 25 * 3600_000 })
+        .where("account_id", "=", acc.accountId)
+        .where("direction", "=", "inbound")
+        .execute();
+      const late = await browser.req({
+        method: "POST",
+        url: `/app/api/conversations/${reply.conversation_id}/messages`,
+        payload: { body: "Sorry for the wait" },
+      });
+      expect(late.statusCode, late.body).toBeLessThan(300);
+      const lateId = json<{ id: string }>(late).id;
+      await waitFor(
+        async () => (await messagesOf(acc.accountId)).find((m) => m.id === lateId)?.status === "failed",
+      );
+      const failed = (await messagesOf(acc.accountId)).find((m) => m.id === lateId)!;
+      expect(JSON.parse(failed.error!)).toMatchObject({ errorClass: "outside_window" });
+      expect(meta.sends().filter((r) => r.authorization === `Bearer ${token}`)).toHaveLength(1);
     });
   }
 });
