@@ -4,10 +4,9 @@
 // message next to the form when it refuses, saves the template and finds it kept after a reload. Started,
 // the member with a phone gets the template (a local stand-in of the Graph API takes the sends) and the
 // member without one shows as skipped with "no phone". Against a real `parley serve` on SQLite, in Chromium.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type MetaStandIn, startMetaStandIn } from "../../server/test/stand-ins/meta.ts";
 import {
   apiClient,
   eventually,
@@ -30,36 +29,6 @@ interface GraphSend {
   };
 }
 
-/** The Graph API's send endpoint as Meta answers it: every message gets its own wamid. */
-async function startGraphStandIn() {
-  const sent: { path: string; body: GraphSend }[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = "";
-    req.on("data", (c) => (raw += c));
-    req.on("end", () => {
-      const body = JSON.parse(raw || "{}") as GraphSend;
-      sent.push({ path: req.url ?? "", body });
-      res.writeHead(200, { "content-type": "application/json" }).end(
-        JSON.stringify({
-          messaging_product: "whatsapp",
-          contacts: [{ input: body.to, wa_id: body.to }],
-          messages: [{ id: `wamid.CAMPAIGN${sent.length}` }],
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sent,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 interface OutgoingJson {
   message: string;
   listId: string;
@@ -75,7 +44,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
   let page: Page;
   let apiKey = "";
   let api: Awaited<ReturnType<typeof apiClient>>;
-  let graph: Awaited<ReturnType<typeof startGraphStandIn>>;
+  let graph: MetaStandIn;
   let whatsappId = "";
   let campaignId = "";
 
@@ -94,7 +63,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
   const sendThrough = () => region().getByRole("combobox", { name: "Send through" });
 
   beforeAll(async () => {
-    graph = await startGraphStandIn();
+    graph = await startMetaStandIn();
+    graph.tokens.add("EAAGtoken123456");
     [parley, browser] = await Promise.all([startParley({ META_GRAPH_URL: graph.url }), launchBrowser()]);
     page = await newPage(browser);
     api = await apiClient(parley.url);
@@ -228,13 +198,14 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
     await region().getByRole("link", { name: "Bo" }).waitFor();
     await region().getByText(": no phone").waitFor();
 
-    const send = await eventually(() => graph.sent.find((s) => s.body.type === "template"));
+    const sends = () => graph.sends().map((r) => ({ path: r.path, body: (r.body ?? {}) as GraphSend }));
+    const send = await eventually(() => sends().find((s) => s.body.type === "template"));
     expect(send.path).toMatch(/\/106540352242922\/messages$/);
     expect(send.body.to).toBe("14155550101");
     expect(send.body.template?.name).toBe("spring_offer");
     expect(send.body.template?.language?.code).toBe("en_US");
     expect(send.body.template?.components?.[0]?.parameters?.map((p) => p.text)).toEqual(["Ada", "20% off"]);
-    expect(graph.sent).toHaveLength(1);
+    expect(sends()).toHaveLength(1);
     await expectAccessible(page, "campaign: sent through WhatsApp, one skipped");
   });
 

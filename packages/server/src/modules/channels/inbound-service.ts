@@ -14,10 +14,10 @@ import {
   findOrCreateContactByPhone,
   setSmsOptOut,
 } from "../contacts/repo.ts";
-import { errorJson } from "../delivery/attempt.ts";
 import { sniff } from "../messaging/media/sniff.ts";
 import { storeBlob } from "../messaging/media/store.ts";
 import { applyProviderStatus, findMessageByExternalId } from "../messaging/repo.ts";
+import { errorJson } from "../messaging/view.ts";
 import { adapterOf } from "./adapters/index.ts";
 import type {
   ChannelAdapter,

@@ -5,7 +5,6 @@ import { performance } from "node:perf_hooks";
 import type { AppContext } from "../../context.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
 import { iso } from "../../platform/text.ts";
-import type { DeliveryError } from "../messaging/view.ts";
 import { type SigningKeyCache, webhookHeaders } from "./signing.ts";
 
 /** Response bodies are read (and stored) up to this size. */
@@ -135,21 +134,4 @@ export async function postSigned(
       retryAfterMs: null,
     };
   }
-}
-
-export function errorJson(a: {
-  statusCode: number | null;
-  errorClass: string;
-  message: string;
-  responseBody: string | null;
-  at: number;
-}): string {
-  const error: DeliveryError = {
-    statusCode: a.statusCode,
-    errorClass: a.errorClass,
-    message: a.message,
-    responseBody: a.responseBody,
-    at: iso(a.at),
-  };
-  return JSON.stringify(error);
 }

@@ -12,7 +12,8 @@ import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
 import { channelIdOfConversation } from "../conversations/repo.ts";
 import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
-import { errorJson, NOT_CONFIGURED, postSigned } from "./attempt.ts";
+import { errorJson } from "../messaging/view.ts";
+import { NOT_CONFIGURED, postSigned } from "./attempt.ts";
 import { deliverThroughChannel } from "./deliver-channel.ts";
 import { deliverMessageOnPostgres } from "./deliver-pg.ts";
 import {

@@ -5,7 +5,8 @@ import type { AppContext } from "../../context.ts";
 import type { MessageRow } from "../../platform/db/schema.ts";
 import type { JobContext } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
-import { type AttemptResult, errorJson, nextRetryDelayMs } from "./attempt.ts";
+import { errorJson } from "../messaging/view.ts";
+import { type AttemptResult, nextRetryDelayMs } from "./attempt.ts";
 
 export type Outcome = { status: "sent" | "failed"; error: string | null; at: number };
 

@@ -11,6 +11,24 @@ export interface DeliveryError {
   at: string;
 }
 
+/** A message's stored error (the `error` column): what every delivery path and a provider's status write. */
+export function errorJson(a: {
+  statusCode: number | null;
+  errorClass: string;
+  message: string;
+  responseBody: string | null;
+  at: number;
+}): string {
+  const error: DeliveryError = {
+    statusCode: a.statusCode,
+    errorClass: a.errorClass,
+    message: a.message,
+    responseBody: a.responseBody,
+    at: iso(a.at),
+  };
+  return JSON.stringify(error);
+}
+
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const DeliveryAttemptJson = Type.Object({
