@@ -17,13 +17,13 @@ import {
   callApi,
   cli,
   envFor,
+  expectJobsFinished,
   freePort,
   kill,
   openShared,
   type ServerProcess,
   start,
   teachOpeningHours,
-  waitFor,
 } from "./harness.ts";
 
 const MESSAGES = 120;
@@ -130,21 +130,7 @@ describe("a WhatsApp channel through crashes", () => {
 
     const db = openShared(database);
     try {
-      await waitFor(
-        async () =>
-          (
-            await db.kysely
-              .selectFrom("jobs")
-              .select("id")
-              .where("status", "in", ["queued", "running"])
-              .execute()
-          ).length === 0,
-        90_000,
-        "every job to finish",
-      );
-      expect(await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute()).toEqual(
-        [],
-      );
+      await expectJobsFinished(db);
       const messages = await db.kysely
         .selectFrom("messages")
         .select(["id", "direction", "sender", "external_id", "status", "provider_message_id", "error"])

@@ -170,6 +170,18 @@ export function openShared(database: TestDatabase) {
   return openDatabase(database);
 }
 
+/** Waits until no job is queued or running (after crashes: leases expire first), and none died. */
+export async function expectJobsFinished(db: ReturnType<typeof openShared>): Promise<void> {
+  await waitFor(
+    async () =>
+      (await db.kysely.selectFrom("jobs").select("id").where("status", "in", ["queued", "running"]).execute())
+        .length === 0,
+    90_000,
+    "every job to finish",
+  );
+  expect(await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute()).toEqual([]);
+}
+
 /**
  * An agency and a sub-account with `credits`, whose replies go to `receiverUrl`: a sub-account pays
  * for every bot reply, so the ledger is exercised by the load.
@@ -230,19 +242,7 @@ export async function expectEveryGuarantee(
 ): Promise<{ replies: number; deliveries: number }> {
   const db = openShared(database);
   try {
-    await waitFor(
-      async () =>
-        (
-          await db.kysely
-            .selectFrom("jobs")
-            .select("id")
-            .where("status", "in", ["queued", "running"])
-            .execute()
-        ).length === 0,
-      90_000,
-      "every job to finish",
-    );
-    expect(await db.kysely.selectFrom("jobs").selectAll().where("status", "=", "dead").execute()).toEqual([]);
+    await expectJobsFinished(db);
     const messages = await db.kysely
       .selectFrom("messages")
       .select(["id", "direction", "sender", "external_id", "status"])

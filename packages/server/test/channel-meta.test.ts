@@ -5,7 +5,7 @@
 // callbacks, retries, refused credentials, the 24-hour window and attachments.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownerBrowser } from "./app-helpers.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { drainUntil, json, startTestApp, type TestApp } from "./helpers.ts";
 import {
   GRAPH_ERRORS,
   type MetaStandIn,
@@ -62,14 +62,8 @@ const call = (apiKey: string, method: "GET" | "POST" | "PATCH" | "DELETE", url: 
     ...(payload === undefined ? {} : { payload: payload as object }),
   });
 
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 8_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    await t.parley.worker.drain();
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (check: () => Promise<boolean> | boolean, timeoutMs?: number) =>
+  drainUntil(t, check, timeoutMs);
 
 /** A webhook POST exactly as Meta sends it: JSON, signed over the raw bytes with the app secret. */
 function deliver(channelId: string, payload: unknown, signature?: string | null) {

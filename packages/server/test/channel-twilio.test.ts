@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { twilioAdapter } from "../src/modules/channels/adapters/twilio.ts";
 import { decryptChannel } from "../src/modules/channels/service.ts";
 import { makePng } from "./fixtures/png.ts";
-import { errorCode, json, type Page, startTestApp, type TestApp } from "./helpers.ts";
+import { drainUntil, errorCode, json, type Page, startTestApp, type TestApp } from "./helpers.ts";
 import {
   startTwilioStandIn,
   type TwilioStandIn,
@@ -62,14 +62,8 @@ async function inject(req: WebhookRequest) {
 }
 
 /** Runs the queued jobs (inbound, bot replies, deliveries) until the check holds. */
-async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 8_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    await t.parley.worker.drain();
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const waitFor = (check: () => Promise<boolean> | boolean, timeoutMs?: number) =>
+  drainUntil(t, check, timeoutMs);
 
 const call = (apiKey: string, method: string, url: string, payload?: unknown) =>
   t.inject({

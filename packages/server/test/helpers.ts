@@ -165,3 +165,17 @@ export const callWithKey = (
     url: `${url}${url.includes("?") ? "&" : "?"}apiKey=${key}`,
     ...(body === undefined ? {} : { payload: body as object }),
   });
+
+/** Runs the app's queued jobs (bot replies, deliveries, inbound webhooks) until `check` holds. */
+export async function drainUntil(
+  t: TestApp,
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 8_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    await t.parley.worker.drain();
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

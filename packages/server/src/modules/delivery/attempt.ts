@@ -4,7 +4,6 @@
 import { performance } from "node:perf_hooks";
 import type { AppContext } from "../../context.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
-import { iso } from "../../platform/text.ts";
 import { type SigningKeyCache, webhookHeaders } from "./signing.ts";
 
 /** Response bodies are read (and stored) up to this size. */

@@ -5,6 +5,7 @@
 // known by its page-scoped id (PSID, or IGSID on Instagram).
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
 import { configObject, invalid, text } from "./fields.ts";
+import { arr, obj, str } from "./json.ts";
 import {
   authenticateMeta,
   graphPost,
@@ -17,11 +18,6 @@ import { CUSTOMER_WINDOW_MS, fetchBytes } from "./provider-http.ts";
 import type { ChannelAdapter, ChannelType, InboundEvent } from "./types.ts";
 
 const KEYS = ["pageId", "pageAccessToken", "appSecret", "verifyToken", "graphVersion"] as const;
-
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 /** The content types Meta's attachment kinds stand for, until the file itself says better. */
 const ATTACHMENT_TYPES: Record<string, string> = {

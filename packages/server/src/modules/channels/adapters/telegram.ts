@@ -11,6 +11,7 @@ import { AppError } from "../../../platform/errors.ts";
 import { OutboundError } from "../../../platform/safe-fetch.ts";
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
 import { configObject, invalid } from "./fields.ts";
+import { str } from "./json.ts";
 import { callProvider, failedAnswer, fetchBytes, type ProviderCall, sameSecret } from "./provider-http.ts";
 import type { ChannelAdapter, DecryptedChannel, InboundEvent, MediaRef, SendOutcome } from "./types.ts";
 
@@ -91,7 +92,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 const isId = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value);
-const str = (value: unknown): string | null => (typeof value === "string" && value !== "" ? value : null);
 
 // ---- inbound ------------------------------------------------------------------------------------
 

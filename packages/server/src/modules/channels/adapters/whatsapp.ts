@@ -5,6 +5,7 @@
 // known by its wa_id, which is its phone number: the same contact as that phone in the contacts API.
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
 import { configObject, invalid, text } from "./fields.ts";
+import { arr, type Json, obj, str } from "./json.ts";
 import {
   authenticateMeta,
   graphErrorOf,
@@ -18,11 +19,6 @@ import { CUSTOMER_WINDOW_MS, callProvider, fetchBytes } from "./provider-http.ts
 import type { ChannelAdapter, InboundEvent, MediaRef } from "./types.ts";
 
 const KEYS = ["phoneNumberId", "accessToken", "appSecret", "verifyToken", "graphVersion"] as const;
-
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 /** Meta's status words, as Parley's message statuses. */
 const STATUSES: Record<string, "sent" | "delivered" | "read" | "failed"> = {
