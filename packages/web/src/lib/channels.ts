@@ -67,6 +67,14 @@ const digits = (what: string) => (v: string) => (/^\d{5,30}$/.test(v) ? null : `
 const twilioSid = (prefix: "AC" | "MG") => (v: string) =>
   new RegExp(`^${prefix}[0-9a-f]{32}$`, "i").test(v) ? null : `${prefix} and 32 characters from 0-9 and a-f`;
 
+const META_APP_SECRET: ProviderField = {
+  key: "appSecret",
+  label: "App secret",
+  description:
+    "Meta App Dashboard → App Settings → Basic → App secret: Parley checks Meta's signature with it.",
+  secret: true,
+};
+
 const META_VERIFY_TOKEN: ProviderField = {
   key: "verifyToken",
   label: "Verify token",
@@ -92,13 +100,7 @@ export const PROVIDER_FIELDS: Record<ProviderType, ProviderField[]> = {
         "A permanent token of a System User (Business Settings), or the temporary token of API Setup for a first try.",
       secret: true,
     },
-    {
-      key: "appSecret",
-      label: "App secret",
-      description:
-        "Meta App Dashboard → App Settings → Basic → App secret: Parley checks Meta's signature with it.",
-      secret: true,
-    },
+    META_APP_SECRET,
     META_VERIFY_TOKEN,
     {
       key: "graphVersion",
@@ -166,13 +168,7 @@ export const PROVIDER_FIELDS: Record<ProviderType, ProviderField[]> = {
       description: "Meta app → Messenger → settings: generate a token for your Page.",
       secret: true,
     },
-    {
-      key: "appSecret",
-      label: "App secret",
-      description:
-        "Meta App Dashboard → App Settings → Basic → App secret: Parley checks Meta's signature with it.",
-      secret: true,
-    },
+    META_APP_SECRET,
     META_VERIFY_TOKEN,
   ],
   instagram: [
@@ -189,13 +185,7 @@ export const PROVIDER_FIELDS: Record<ProviderType, ProviderField[]> = {
       description: "A token of that Page with the instagram_manage_messages permission.",
       secret: true,
     },
-    {
-      key: "appSecret",
-      label: "App secret",
-      description:
-        "Meta App Dashboard → App Settings → Basic → App secret: Parley checks Meta's signature with it.",
-      secret: true,
-    },
+    META_APP_SECRET,
     META_VERIFY_TOKEN,
   ],
 };

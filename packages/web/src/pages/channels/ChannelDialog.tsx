@@ -24,11 +24,11 @@ import {
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api } from "../../lib/api.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, CHANNELS_KEY, isProvider } from "../../lib/channels.ts";
 import { notify } from "../../lib/notify.ts";
 import type { CampaignSummary, Channel, ChannelType, Page, WebChannelConfig } from "../../lib/types.ts";
-import { PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
+import { FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
 export { CHANNELS_KEY };
@@ -376,21 +376,12 @@ function WebChannelForm({
           <WidgetPreview settings={form} />
         </Stack>
       </SimpleGrid>
-      {save.isError && (
-        <Alert color="red" role="alert" title="Not saved" mt="md">
-          {errorMessage(save.error)}
-        </Alert>
-      )}
-      <Group justify="flex-end" mt="md">
-        {onBack && (
-          <Button variant="default" onClick={onBack}>
-            Back
-          </Button>
-        )}
-        <Button type="submit" loading={save.isPending}>
-          {channel ? "Save changes" : "Create channel"}
-        </Button>
-      </Group>
+      <FormFooter
+        error={save.isError ? save.error : null}
+        pending={save.isPending}
+        editing={Boolean(channel)}
+        onBack={onBack}
+      />
     </form>
   );
 }

@@ -262,21 +262,12 @@ export function ProviderChannelForm({
           clearButtonProps={{ "aria-label": "Clear the campaign" }}
         />
       </Stack>
-      {save.isError && (
-        <Alert color="red" role="alert" title="Not saved" mt="md" data-testid="save-error">
-          {errorMessage(save.error)}
-        </Alert>
-      )}
-      <Group justify="flex-end" mt="md">
-        {onBack && (
-          <Button variant="default" onClick={onBack}>
-            Back
-          </Button>
-        )}
-        <Button type="submit" loading={save.isPending}>
-          {editing ? "Save changes" : "Create channel"}
-        </Button>
-      </Group>
+      <FormFooter
+        error={save.isError ? save.error : null}
+        pending={save.isPending}
+        editing={editing}
+        onBack={onBack}
+      />
     </form>
   );
 }
@@ -401,5 +392,38 @@ export function ProviderReady({
         </Button>
       </Group>
     </Stack>
+  );
+}
+
+/** The end of a channel form: the server's refusal, Back (when there is a step before) and Save. */
+export function FormFooter({
+  error,
+  pending,
+  editing,
+  onBack,
+}: {
+  error: unknown;
+  pending: boolean;
+  editing: boolean;
+  onBack?: (() => void) | undefined;
+}) {
+  return (
+    <>
+      {error != null && (
+        <Alert color="red" role="alert" title="Not saved" mt="md" data-testid="save-error">
+          {errorMessage(error)}
+        </Alert>
+      )}
+      <Group justify="flex-end" mt="md">
+        {onBack && (
+          <Button variant="default" onClick={onBack}>
+            Back
+          </Button>
+        )}
+        <Button type="submit" loading={pending}>
+          {editing ? "Save changes" : "Create channel"}
+        </Button>
+      </Group>
+    </>
   );
 }
