@@ -4,20 +4,16 @@
 // with the page access token and messaging_type RESPONSE, inside the 24-hour window only. A customer is
 // known by its page-scoped id (PSID, or IGSID on Instagram).
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
-import { configObject, invalid, text } from "./fields.ts";
 import { arr, obj, str } from "./json.ts";
 import {
   authenticateMeta,
   graphPost,
-  graphVersionOf,
   outsideWindow,
-  secretField,
+  parseMetaConfig,
   verifyMetaSubscription,
 } from "./meta.ts";
 import { CUSTOMER_WINDOW_MS, fetchBytes } from "./provider-http.ts";
 import type { ChannelAdapter, ChannelType, InboundEvent } from "./types.ts";
-
-const KEYS = ["pageId", "pageAccessToken", "appSecret", "verifyToken", "graphVersion"] as const;
 
 /** The content types Meta's attachment kinds stand for, until the file itself says better. */
 const ATTACHMENT_TYPES: Record<string, string> = {
@@ -68,20 +64,12 @@ function metaMessagingAdapter(type: ChannelType, product: string, prefix: "fb" |
   return {
     type,
     secretKeys: ["pageAccessToken", "appSecret", "verifyToken"],
-    parseConfig(input, previous) {
-      const given = configObject(input, KEYS);
-      const merged = { ...previous?.config, ...given };
-      const pageId = text(merged, "pageId", { max: 30, required: true })!;
-      if (!/^\d{5,30}$/.test(pageId)) throw invalid(`config.pageId must be the ${product} page's numeric ID`);
-      return {
-        config: { pageId, graphVersion: graphVersionOf(merged) },
-        secrets: {
-          pageAccessToken: secretField(given, previous?.secrets, "pageAccessToken"),
-          appSecret: secretField(given, previous?.secrets, "appSecret", { max: 200 }),
-          verifyToken: secretField(given, previous?.secrets, "verifyToken", { generate: true, max: 200 }),
-        },
-      };
-    },
+    parseConfig: (input, previous) =>
+      parseMetaConfig(input, previous, {
+        idKey: "pageId",
+        idHint: `the ${product} page's numeric ID`,
+        tokenKey: "pageAccessToken",
+      }),
     verifySubscription: verifyMetaSubscription,
     authenticate: authenticateMeta,
     parseInbound: (payload) => parseMessaging(prefix, payload),

@@ -4,7 +4,7 @@
 // error object ({"error":{"message","type","code","error_subcode","fbtrace_id"}}).
 import { createHmac, randomBytes } from "node:crypto";
 import type { AppContext } from "../../../context.ts";
-import { invalid, text } from "./fields.ts";
+import { configObject, invalid, text } from "./fields.ts";
 import { callProvider, failedAnswer, sameSecret } from "./provider-http.ts";
 import type { DecryptedChannel, InboundCheck, InboundReply, InboundRequest, SendOutcome } from "./types.ts";
 
@@ -32,6 +32,30 @@ export function secretField(
   if (typeof kept === "string" && kept !== "") return kept;
   if (opts.generate) return randomBytes(18).toString("base64url");
   throw invalid(`config.${key} is required`);
+}
+
+/**
+ * A Meta channel's config: its numeric id (`idKey`: phoneNumberId or pageId) and Graph version, and
+ * its three secrets (the token under `tokenKey`, the app secret, the verify token). An update names
+ * only what changes.
+ */
+export function parseMetaConfig(
+  input: unknown,
+  previous: { config: Record<string, unknown>; secrets: Record<string, unknown> } | undefined,
+  keys: { idKey: string; idHint: string; tokenKey: string },
+): { config: Record<string, unknown>; secrets: Record<string, unknown> } {
+  const given = configObject(input, [keys.idKey, keys.tokenKey, "appSecret", "verifyToken", "graphVersion"]);
+  const merged = { ...previous?.config, ...given };
+  const id = text(merged, keys.idKey, { max: 30, required: true })!;
+  if (!/^\d{5,30}$/.test(id)) throw invalid(`config.${keys.idKey} must be ${keys.idHint}`);
+  return {
+    config: { [keys.idKey]: id, graphVersion: graphVersionOf(merged) },
+    secrets: {
+      [keys.tokenKey]: secretField(given, previous?.secrets, keys.tokenKey),
+      appSecret: secretField(given, previous?.secrets, "appSecret", { max: 200 }),
+      verifyToken: secretField(given, previous?.secrets, "verifyToken", { generate: true, max: 200 }),
+    },
+  };
 }
 
 export function verifyMetaSubscription(

@@ -4,21 +4,17 @@
 // two steps (GET /{media id} for a short-lived URL, then that URL with the same token). A customer is
 // known by its wa_id, which is its phone number: the same contact as that phone in the contacts API.
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
-import { configObject, invalid, text } from "./fields.ts";
 import { arr, type Json, obj, str } from "./json.ts";
 import {
   authenticateMeta,
   graphErrorOf,
   graphPost,
-  graphVersionOf,
   outsideWindow,
-  secretField,
+  parseMetaConfig,
   verifyMetaSubscription,
 } from "./meta.ts";
 import { CUSTOMER_WINDOW_MS, callProvider, fetchBytes } from "./provider-http.ts";
 import type { ChannelAdapter, InboundEvent, MediaRef } from "./types.ts";
-
-const KEYS = ["phoneNumberId", "accessToken", "appSecret", "verifyToken", "graphVersion"] as const;
 
 /** Meta's status words, as Parley's message statuses. */
 const STATUSES: Record<string, "sent" | "delivered" | "read" | "failed"> = {
@@ -136,22 +132,12 @@ function templateOf(json: string | null): { name: string; language: string; para
 export const whatsappAdapter: ChannelAdapter = {
   type: "whatsapp",
   secretKeys: ["accessToken", "appSecret", "verifyToken"],
-  parseConfig(input, previous) {
-    const given = configObject(input, KEYS);
-    const merged = { ...previous?.config, ...given };
-    const phoneNumberId = text(merged, "phoneNumberId", { max: 30, required: true })!;
-    if (!/^\d{5,30}$/.test(phoneNumberId)) {
-      throw invalid("config.phoneNumberId must be the number ID Meta shows (digits, not the phone number)");
-    }
-    return {
-      config: { phoneNumberId, graphVersion: graphVersionOf(merged) },
-      secrets: {
-        accessToken: secretField(given, previous?.secrets, "accessToken"),
-        appSecret: secretField(given, previous?.secrets, "appSecret", { max: 200 }),
-        verifyToken: secretField(given, previous?.secrets, "verifyToken", { generate: true, max: 200 }),
-      },
-    };
-  },
+  parseConfig: (input, previous) =>
+    parseMetaConfig(input, previous, {
+      idKey: "phoneNumberId",
+      idHint: "the number ID Meta shows (digits, not the phone number)",
+      tokenKey: "accessToken",
+    }),
   verifySubscription: verifyMetaSubscription,
   authenticate: authenticateMeta,
   parseInbound: parseWhatsAppPayload,
