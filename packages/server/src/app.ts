@@ -35,6 +35,7 @@ import {
 } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
+import { openStorage } from "./platform/storage.ts";
 import type { TlsMaterial } from "./platform/tls.ts";
 
 export const VERSION = "0.1.0";
@@ -131,6 +132,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...options.worker,
   });
   const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
+  const storage = await openStorage(config);
   const modules = options.modules ?? MODULES;
   const caches = new AppCaches();
   const live =
@@ -161,6 +163,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     worker,
     log: logger,
     fetcher,
+    storage,
     onAccountCreated: accountCreatedHooks(modules),
     caches,
     live,
@@ -324,6 +327,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await worker.stop();
       for (const mod of modules) await mod.close?.();
       await fetcher.close();
+      await storage.close();
       await keyCache.close();
       await live.close();
       if (redis) redis.disconnect();

@@ -13,6 +13,7 @@ import { inProcessLive } from "./platform/live.ts";
 import { createLogger } from "./platform/logging.ts";
 import { browsable, linkBase, setupNotice } from "./platform/public-url.ts";
 import { createSafeFetcher } from "./platform/safe-fetch.ts";
+import { openStorage } from "./platform/storage.ts";
 import { loadTls } from "./platform/tls.ts";
 
 const USAGE = `Usage: parley <command> [options]
@@ -166,6 +167,7 @@ async function main(argv: string[]): Promise<void> {
     const worker = new JobWorker({ db, log });
     const caches = new AppCaches();
     const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs });
+    const storage = await openStorage(config);
     try {
       print(
         await command.run(values as Record<string, string | boolean | undefined>, {
@@ -174,6 +176,7 @@ async function main(argv: string[]): Promise<void> {
           worker,
           log,
           fetcher,
+          storage,
           onAccountCreated: accountCreatedHooks(MODULES),
           caches,
           // Commands publish nothing a browser waits for; the setup token belongs to `serve`.
@@ -184,6 +187,7 @@ async function main(argv: string[]): Promise<void> {
     } finally {
       caches.clear();
       await fetcher.close();
+      await storage.close();
     }
   } finally {
     await db.close();

@@ -1,6 +1,7 @@
 // The environment is read here, once, into a typed object. Nothing else reads process.env.
 import { isIP } from "node:net";
 import path from "node:path";
+import { parseStorageUrl, type S3Location } from "./platform/storage.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -55,6 +56,8 @@ export interface Config {
    * a trailing slash: the providers' own by default; tests point them at local stand-ins.
    */
   providers: { metaGraphUrl: string; telegramApiUrl: string; twilioApiUrl: string };
+  /** STORAGE_URL: an S3-compatible bucket for files; null keeps them under DATA_DIR. */
+  storage: S3Location | null;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -244,12 +247,21 @@ export function loadConfig(env: Env = process.env): Config {
     botReplyCost,
     botMetering,
     secretKey: secretKey(env, "PARLEY_SECRET_KEY"),
+    storage: storageLocation(env),
     providers: {
       metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),
       telegramApiUrl: baseUrl(env, "TELEGRAM_API_URL", "https://api.telegram.org"),
       twilioApiUrl: baseUrl(env, "TWILIO_API_URL", "https://api.twilio.com"),
     },
   };
+}
+
+function storageLocation(env: Env): S3Location | null {
+  try {
+    return parseStorageUrl(str(env, "STORAGE_URL"));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
 }
 
 /** A provider's API base URL (http or https), without a trailing slash. */

@@ -9,6 +9,7 @@ import type { App } from "./platform/http/types.ts";
 import type { JobWorker } from "./platform/jobs.ts";
 import type { Live } from "./platform/live.ts";
 import type { SafeFetcher } from "./platform/safe-fetch.ts";
+import type { ObjectStorage } from "./platform/storage.ts";
 
 export interface AppContext {
   config: Config;
@@ -17,6 +18,8 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Outbound HTTP through the SSRF guard (attachments, webhooks), one keep-alive pool. */
   fetcher: SafeFetcher;
+  /** Files (attachments, uploaded imports): DATA_DIR or an S3-compatible bucket (STORAGE_URL). */
+  storage: ObjectStorage;
   /** What the modules do, in the new account's transaction, when an account is created. */
   onAccountCreated: AccountCreatedHook[];
   /** Caches owned by this app instance (cleared when it closes), never by a module's top level. */

@@ -1,13 +1,19 @@
 // Web app part 2's API extensions on contacts and lists: list and search, labels, erasure (the
 // contact with its conversation, messages, attempts, memberships and stored attachments), rename and
 // delete a list. Through the real HTTP server on the suite's database.
+
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
-import { blobPath } from "../src/modules/messaging/media/store.ts";
+import { blobKey } from "../src/modules/messaging/media/store.ts";
 import { countRows, customData, postIncoming } from "./fixtures/incoming.ts";
 import { dataUri, makePng } from "./fixtures/png.ts";
+
+/** Where the local file storage keeps an attachment (DATA_DIR/<its key>). */
+const localBlob = (t: TestApp, sha256: string) => path.join(t.config.dataDir, blobKey(sha256));
+
 import { callWithKey, errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 interface Contact {
@@ -115,7 +121,7 @@ describe("contacts: list, search, labels and erasure; lists: rename and delete",
     );
     const list = json<{ id: string }>(await call("POST", "/v1/lists", { name: "to erase" }));
     await call("POST", `/v1/lists/${list.id}/contacts`, { contactId: message.contactId });
-    expect(fs.existsSync(blobPath(t.config.dataDir, sha))).toBe(true);
+    expect(fs.existsSync(localBlob(t, sha))).toBe(true);
     // Another account's key cannot erase it.
     expect(
       (await call("DELETE", `/v1/contacts/${message.contactId}`, undefined, other.apiKey)).statusCode,
@@ -133,7 +139,7 @@ describe("contacts: list, search, labels and erasure; lists: rename and delete",
     expect((await call("GET", `/v1/contacts/${message.contactId}/messages`)).statusCode).toBe(404);
     expect((await call("GET", `/v1/conversations/${message.conversationId}`)).statusCode).toBe(404);
     expect(json<{ memberCount: number }>(await call("GET", `/v1/lists/${list.id}`)).memberCount).toBe(0);
-    expect(fs.existsSync(blobPath(t.config.dataDir, sha))).toBe(false);
+    expect(fs.existsSync(localBlob(t, sha))).toBe(false);
     const attempts = await t.parley.db.kysely
       .selectFrom("messages")
       .select("id")

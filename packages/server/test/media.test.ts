@@ -1,15 +1,21 @@
 // Attachments of incoming messages: embedded data URIs (sniffed before the answer) and URLs fetched by
 // the media.fetch job through the outbound guard from a real HTTP server on 127.0.0.1.
+
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
 import { MEDIA_FETCH_JOB } from "../src/modules/messaging/index.ts";
-import { blobPath } from "../src/modules/messaging/media/store.ts";
+import { blobKey } from "../src/modules/messaging/media/store.ts";
 import { countRows, customData, jobsFor, postIncoming } from "./fixtures/incoming.ts";
 import { dataUri, makePng } from "./fixtures/png.ts";
+
+/** Where the local file storage keeps an attachment (DATA_DIR/<its key>). */
+const localBlob = (t: TestApp, sha256: string) => path.join(t.config.dataDir, blobKey(sha256));
+
 import { errorCode, json, startTestApp, type TestApp } from "./helpers.ts";
 
 const MiB = 1024 * 1024;
@@ -57,7 +63,7 @@ describe("embedded attachments (data URIs)", () => {
       url: null,
     });
     // The blob is on disk under DATA_DIR/media, named by its hash, with the exact bytes.
-    const file = blobPath(t.config.dataDir, sha(PNG));
+    const file = localBlob(t, sha(PNG));
     expect(file.startsWith(t.config.dataDir)).toBe(true);
     expect(fs.readFileSync(file).equals(PNG)).toBe(true);
     // No download job for an embedded file, and the data URI itself is not kept in the database.
@@ -83,7 +89,7 @@ describe("embedded attachments (data URIs)", () => {
     const va = await messageOf(t, acc.apiKey, json(a).messageId as string);
     const vb = await messageOf(t, acc.apiKey, json(b).messageId as string);
     expect(va.media?.sha256).toBe(vb.media?.sha256);
-    const dir = blobPath(t.config.dataDir, sha(png)).replace(/\/[0-9a-f]{64}$/, "");
+    const dir = localBlob(t, sha(png)).replace(/\/[0-9a-f]{64}$/, "");
     expect(fs.readdirSync(dir).filter((f) => f === sha(png))).toHaveLength(1);
   });
 
@@ -299,7 +305,7 @@ describe("URL attachments (media.fetch job)", () => {
     await t.parley.worker.drain();
     const stored = await messageOf(t, acc.apiKey, id);
     expect(stored.media).toMatchObject({ state: "stored", size: PNG.length, sha256: sha(PNG), reason: null });
-    expect(fs.readFileSync(blobPath(t.config.dataDir, sha(PNG))).equals(PNG)).toBe(true);
+    expect(fs.readFileSync(localBlob(t, sha(PNG))).equals(PNG)).toBe(true);
     const blob = await t.inject({ method: "GET", url: `/v1/messages/${id}/media?apiKey=${acc.apiKey}` });
     expect(blob.headers["content-type"]).toBe("image/png");
     expect(blob.rawPayload.equals(PNG)).toBe(true);

@@ -1,7 +1,6 @@
 // /app/api: the web app's door (docs/app-api.md). Session cookie + CSRF header instead of an API key;
 // thin handlers over the same services as /v1 (one rule, two doors).
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { AccountUpdate } from "../../platform/db/schema.ts";
@@ -44,7 +43,7 @@ import {
 import { resendMessage, sendHumanReply } from "../delivery/send.ts";
 import { webhookHeaders } from "../delivery/signing.ts";
 import { isTextType } from "../messaging/media/sniff.ts";
-import { blobPath } from "../messaging/media/store.ts";
+import { openBlob } from "../messaging/media/store.ts";
 import { requireMessage } from "../messaging/service.ts";
 import { agencyRoutes } from "./agency-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
@@ -489,18 +488,17 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
         const state = message.media_state ?? "none";
         throw new AppError("NOT_FOUND", `This message has no stored attachment (attachment state: ${state})`);
       }
-      const file = blobPath(ctx.config.dataDir, message.media_sha256);
-      const stat = await fs.promises.stat(file).catch(() => null);
-      if (!stat) throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
+      const file = await openBlob(ctx.storage, message.media_sha256);
+      if (!file) throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
       const type = message.media_content_type ?? "application/octet-stream";
       return reply
         .type(isTextType(type) ? `${type}; charset=utf-8` : type)
-        .header("content-length", stat.size)
+        .header("content-length", file.size)
         .header("etag", `"${message.media_sha256}"`)
         .header("cache-control", "private, max-age=31536000, immutable")
         .header("x-content-type-options", "nosniff")
         .header("content-security-policy", "default-src 'none'; sandbox")
-        .send(fs.createReadStream(file));
+        .send(file.body);
     },
   );
 

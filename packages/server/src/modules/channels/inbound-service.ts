@@ -189,7 +189,7 @@ async function receiveMessage(
       const file = await adapter.fetchMedia(ctx, channel, event.media);
       const checked = await sniff(file.bytes, event.media.contentType ?? file.contentType);
       if (checked.ok) {
-        const blob = await storeBlob(ctx.config.dataDir, file.bytes);
+        const blob = await storeBlob(ctx.storage, file.bytes, checked.contentType);
         media = { contentType: checked.contentType, size: blob.size, sha256: blob.sha256 };
       } else {
         body = withNote(body, `[attachment refused: ${checked.reason}]`);

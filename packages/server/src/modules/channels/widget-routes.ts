@@ -12,7 +12,7 @@ import type { AppContext } from "../../context.ts";
 import type { WidgetVisitorRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
-import { blobPath } from "../messaging/media/store.ts";
+import { openBlob } from "../messaging/media/store.ts";
 import {
   bearer,
   checkOrigin,
@@ -197,15 +197,14 @@ export async function widgetRoutes(app: App, ctx: AppContext): Promise<void> {
     async (request, reply) => {
       const visitor = await visitorOf(request);
       const file = await visitorAttachment(ctx, channelOf(request), visitor, request.params.messageId);
-      const p = blobPath(ctx.config.dataDir, file.sha256);
-      const stat = await fs.promises.stat(p).catch(() => null);
-      if (!stat) throw new AppError("MESSAGE_NOT_FOUND", "No such attachment");
+      const stored = await openBlob(ctx.storage, file.sha256);
+      if (!stored) throw new AppError("MESSAGE_NOT_FOUND", "No such attachment");
       return reply
         .type(file.contentType)
-        .header("content-length", stat.size)
+        .header("content-length", stored.size)
         .header("x-content-type-options", "nosniff")
         .header("content-security-policy", "default-src 'none'; sandbox")
-        .send(fs.createReadStream(p));
+        .send(stored.body);
     },
   );
 

@@ -306,7 +306,7 @@ async function storeAttachment(
   const check = await sniff(decoded.bytes, declared);
   if (!check.ok)
     throw new AppError("INVALID_MEDIA", `The attachment does not match its type: ${check.reason}`);
-  const blob = await storeBlob(ctx.config.dataDir, decoded.bytes);
+  const blob = await storeBlob(ctx.storage, decoded.bytes);
   return { contentType: check.contentType, size: blob.size, sha256: blob.sha256 };
 }
 

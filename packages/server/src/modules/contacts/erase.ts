@@ -1,7 +1,6 @@
 // Right to erasure: a contact goes with its conversation, messages, delivery attempts, memberships,
 // pending jobs and stored attachments. One transaction (each table written by its owner's repository),
 // then the files nothing else uses are removed.
-import fs from "node:fs/promises";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { cancelQueuedJobsOfSubjects } from "../../platform/jobs.ts";
@@ -10,7 +9,7 @@ import { deleteVisitorsOfContact } from "../channels/repo.ts";
 import { deleteConversationsOfContact } from "../conversations/repo.ts";
 import { deleteAttemptsOfMessages } from "../delivery/repo.ts";
 import { removeContactFromAllLists } from "../lists/repo.ts";
-import { blobPath } from "../messaging/media/store.ts";
+import { deleteBlob } from "../messaging/media/store.ts";
 import { blobInUse, deleteMessagesOfContact } from "../messaging/repo.ts";
 import { deleteContact } from "./repo.ts";
 
@@ -36,7 +35,7 @@ export async function eraseContact(ctx: AppContext, accountId: string, contactId
   });
   for (const sha256 of blobs) {
     if (await blobInUse(ctx.db.kysely, sha256)) continue;
-    await fs.rm(blobPath(ctx.config.dataDir, sha256), { force: true });
+    await deleteBlob(ctx.storage, sha256);
   }
   return erased;
 }

@@ -2,9 +2,6 @@
 // of rows. Each slice upserts its contacts (dedupe by phone, then fromId, then e-mail), adds them to
 // the list, and records its progress, its rejected rows and, when rows remain, the next slice's job,
 // all in one transaction: a crash repeats at most the slice it interrupted, and nothing twice.
-import { createReadStream } from "node:fs";
-import fs from "node:fs/promises";
-import path from "node:path";
 import { parse } from "csv-parse";
 import { type CountryCode, parsePhoneNumberFromString } from "libphonenumber-js";
 import { Type } from "typebox";
@@ -14,6 +11,7 @@ import type { ContactRow, ImportRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { defineJob, enqueueJobs, type JobContext, type JobResult } from "../../platform/jobs.ts";
+import type { ObjectStorage } from "../../platform/storage.ts";
 import { iso } from "../../platform/text.ts";
 import * as contacts from "../contacts/repo.ts";
 import { labelsOf, parseEmail, parseLabels, parsePhone } from "../contacts/service.ts";
@@ -42,8 +40,9 @@ export const importJob = defineJob(
   },
 );
 
-function fileOf(ctx: Pick<AppContext, "config">, importId: string): string {
-  return path.join(ctx.config.dataDir, "imports", `${importId}.csv`);
+/** The uploaded file's key in the file storage (DATA_DIR or the bucket). */
+export function importKey(importId: string): string {
+  return `imports/${importId}.csv`;
 }
 
 export function importView(r: ImportRow) {
@@ -102,9 +101,8 @@ export async function createImport(ctx: AppContext, accountId: string, input: Ne
   checkMapping(mapping, scanned.header);
   if (input.listId) await requireList(ctx.db, accountId, input.listId);
   const id = newId("import");
-  const file = fileOf(ctx, id);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, csvBytes(input.bytes));
+  // Stored before the import's row commits: a crash in between leaves an orphan the sweep removes.
+  await ctx.storage.put(importKey(id), csvBytes(input.bytes), "text/csv");
   const now = Date.now();
   const row: ImportRow = {
     id,
@@ -145,10 +143,12 @@ export async function requireImport(
 }
 
 /** The next `limit` records from `offset`, and where the one after them starts. */
-async function readSlice(file: string, offset: number, limit: number) {
+async function readSlice(storage: ObjectStorage, key: string, offset: number, limit: number) {
   const records: string[][] = [];
   let end = offset;
-  const stream = createReadStream(file, { start: offset });
+  const stored = await storage.get(key, offset);
+  if (!stored) throw new Error(`the uploaded file ${key} is missing from the file storage`);
+  const stream = stored.body;
   const parser = stream.pipe(
     parse({ skip_empty_lines: true, relax_column_count_less: true, info: true, trim: true }),
   );
@@ -324,7 +324,7 @@ export async function runSlice(ctx: AppContext, accountId: string, importId: str
   const country = imp.default_country as CountryCode | null;
   let slice: Awaited<ReturnType<typeof readSlice>>;
   try {
-    slice = await readSlice(fileOf(ctx, importId), imp.byte_offset, SLICE_ROWS);
+    slice = await readSlice(ctx.storage, importKey(importId), imp.byte_offset, SLICE_ROWS);
   } catch (err) {
     // The stored file is gone or unreadable (another node without the shared DATA_DIR, a disk error).
     const message = err instanceof Error ? err.message : String(err);

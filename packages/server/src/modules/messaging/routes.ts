@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
@@ -8,7 +7,7 @@ import { validatorCompiler } from "../../platform/http/validation.ts";
 import { PageQuery } from "../../platform/pagination.ts";
 import { parseIncoming } from "./incoming-validation.ts";
 import { isTextType } from "./media/sniff.ts";
-import { blobPath } from "./media/store.ts";
+import { openBlob } from "./media/store.ts";
 import { ContactParams, IncomingBody, IncomingSuccess, MessagePage, MessageParams } from "./schemas.ts";
 import { acceptIncomingMessage, getMessage, listContactMessages, requireMessage } from "./service.ts";
 import { MessageJson } from "./view.ts";
@@ -108,12 +107,11 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
         const state = message.media_state ?? "none";
         throw new AppError("NOT_FOUND", `This message has no stored attachment (attachment state: ${state})`);
       }
-      const file = blobPath(ctx.config.dataDir, message.media_sha256);
-      const stat = await fs.promises.stat(file).catch(() => null);
-      if (!stat) {
+      const file = await openBlob(ctx.storage, message.media_sha256);
+      if (!file) {
         request.log.error(
-          { messageId: message.id, file },
-          "stored attachment is missing from DATA_DIR/media",
+          { messageId: message.id, sha256: message.media_sha256 },
+          "stored attachment is missing from the file storage",
         );
         throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
       }
@@ -121,14 +119,14 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
       return (
         reply
           .type(isTextType(type) ? `${type}; charset=utf-8` : type)
-          .header("content-length", stat.size)
+          .header("content-length", file.size)
           .header("etag", `"${message.media_sha256}"`)
           // Content-addressed: the bytes behind this message never change.
           .header("cache-control", "private, max-age=31536000, immutable")
           // Customer-supplied files must never run as a page of this origin.
           .header("x-content-type-options", "nosniff")
           .header("content-security-policy", "default-src 'none'; sandbox")
-          .send(fs.createReadStream(file))
+          .send(file.body)
       );
     },
   );

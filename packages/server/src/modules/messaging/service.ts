@@ -79,7 +79,7 @@ async function prepareMedia(ctx: AppContext, input: IncomingMessage): Promise<Pr
       `customData.mediaContentType does not match the attachment: ${check.reason}`,
     );
   }
-  const blob = await storeBlob(ctx.config.dataDir, decoded.bytes);
+  const blob = await storeBlob(ctx.storage, decoded.bytes);
   return { kind: "stored", contentType: check.contentType, size: blob.size, sha256: blob.sha256 };
 }
 

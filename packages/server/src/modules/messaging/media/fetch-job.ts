@@ -62,7 +62,7 @@ export function mediaFetchHandler(ctx: AppContext): JobHandler<{ messageId: stri
 
     const outcome = await download(ctx, message.media_url, message.media_content_type ?? "");
     if (outcome.ok) {
-      const blob = await storeBlob(ctx.config.dataDir, outcome.bytes);
+      const blob = await storeBlob(ctx.storage, outcome.bytes);
       const stored = await markMediaStored(db, job.accountId, message.id, {
         contentType: outcome.contentType,
         size: blob.size,

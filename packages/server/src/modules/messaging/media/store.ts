@@ -1,9 +1,8 @@
-// Content-addressed blob store under DATA_DIR/media: a blob's name is the SHA-256 of its bytes, so
-// writing the same file twice is a no-op and a blob written for a request that then failed is simply
-// reused later (never half-written: temp file + fsync + rename + directory fsync).
-import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+// Content-addressed attachments in the file storage (DATA_DIR or a bucket, platform/storage.ts): a
+// blob's key is `media/ab/cd/<SHA-256 of its bytes>`, so writing the same file twice is a no-op and a
+// blob written for a request that then failed is simply reused later (or swept as an orphan).
+import { createHash } from "node:crypto";
+import type { ObjectStorage, StoredObject } from "../../../platform/storage.ts";
 
 export interface StoredBlob {
   sha256: string;
@@ -14,49 +13,37 @@ export function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-export function mediaRoot(dataDir: string): string {
-  return path.join(dataDir, "media");
-}
+/** The prefix every attachment's key starts with (the orphan sweep lists it). */
+export const MEDIA_PREFIX = "media/";
 
-/** media/ab/cd/abcd… : two fan-out levels keep directories small. */
-export function blobPath(dataDir: string, sha256: string): string {
+/** media/ab/cd/abcd… : two fan-out levels keep directories (and listings) small. */
+export function blobKey(sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error("not a sha256 hex digest");
-  return path.join(mediaRoot(dataDir), sha256.slice(0, 2), sha256.slice(2, 4), sha256);
+  return `${MEDIA_PREFIX}${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fs.promises.open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** The SHA-256 an attachment's key names, or null for a key that is not one. */
+export function shaOfKey(key: string): string | null {
+  const m = /^media\/[0-9a-f]{2}\/[0-9a-f]{2}\/([0-9a-f]{64})$/.exec(key);
+  return m ? m[1]! : null;
 }
 
-/** Writes the blob durably (returns once it is on disk) unless a complete copy already exists. */
-export async function storeBlob(dataDir: string, bytes: Uint8Array): Promise<StoredBlob> {
+/** Writes the blob durably (returns once stored) unless a complete copy already exists. */
+export async function storeBlob(
+  storage: ObjectStorage,
+  bytes: Uint8Array,
+  contentType?: string,
+): Promise<StoredBlob> {
   const sha256 = sha256Hex(bytes);
-  const final = blobPath(dataDir, sha256);
-  const existing = await fs.promises.stat(final).catch(() => null);
-  if (existing?.isFile() && existing.size === bytes.length) return { sha256, size: bytes.length };
-
-  const dir = path.dirname(final);
-  const tmpDir = path.join(mediaRoot(dataDir), "tmp");
-  await fs.promises.mkdir(dir, { recursive: true });
-  await fs.promises.mkdir(tmpDir, { recursive: true });
-  const tmp = path.join(tmpDir, `${sha256}.${randomBytes(6).toString("hex")}`);
-  const handle = await fs.promises.open(tmp, "wx", 0o640);
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await fs.promises.rm(tmp, { force: true });
-    throw err;
-  }
-  await handle.close();
-  // rename is atomic: readers see either no blob or the complete one.
-  await fs.promises.rename(tmp, final);
-  await fsyncDir(dir);
+  const key = blobKey(sha256);
+  if ((await storage.size(key)) !== bytes.length) await storage.put(key, bytes, contentType);
   return { sha256, size: bytes.length };
+}
+
+export function openBlob(storage: ObjectStorage, sha256: string): Promise<StoredObject | null> {
+  return storage.get(blobKey(sha256));
+}
+
+export function deleteBlob(storage: ObjectStorage, sha256: string): Promise<void> {
+  return storage.delete(blobKey(sha256));
 }
