@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { AppError } from "./errors.ts";
 
 export interface StoredObject {
@@ -222,6 +222,11 @@ export async function s3Storage(location: S3Location): Promise<ObjectStorage> {
         return { body: res.Body as Readable, size: Number(res.ContentLength ?? 0) + start };
       } catch (err) {
         if (missing(err)) return null;
+        // A start at or past the end is 416 for S3; like a local file, it is an empty stream.
+        if ((err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode === 416) {
+          const size = await storage.size(key);
+          return size === null ? null : { body: Readable.from([]), size };
+        }
         throw unavailable(err);
       }
     },
