@@ -43,7 +43,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
           body: IncomingBody,
           response: {
             200: IncomingSuccess,
-            ...simpleErrorResponses(400, 401, 405, 413, 429, 500),
+            ...simpleErrorResponses(400, 401, 405, 413, 429, 500, 503),
           },
         },
       },
@@ -97,7 +97,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
             format: "binary",
             description: "The attachment's bytes, with its content type",
           }),
-          ...errorResponses(401, 404, 429),
+          ...errorResponses(401, 404, 429, 503),
         },
       },
     },
