@@ -133,6 +133,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const fetcher = createSafeFetcher({ allowCidrs: config.outboundAllowCidrs, maxConnections: 64 });
   const storage = await openStorage(config);
+  if (config.storage && !config.secretKey) {
+    // With no shared volume, each node would make its own DATA_DIR/secret.key and read no other
+    // node's channel secrets.
+    logger.warn(
+      "STORAGE_URL is set but PARLEY_SECRET_KEY is not: every API and worker process must share one key " +
+        "(docs/operations.md, Files without a shared volume)",
+    );
+  }
   const modules = options.modules ?? MODULES;
   const caches = new AppCaches();
   const live =
