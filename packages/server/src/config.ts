@@ -58,6 +58,11 @@ export interface Config {
   providers: { metaGraphUrl: string; telegramApiUrl: string; twilioApiUrl: string };
   /** STORAGE_URL: an S3-compatible bucket for files; null keeps them under DATA_DIR. */
   storage: S3Location | null;
+  /**
+   * STORAGE_ORPHAN_GRACE_SECONDS (an hour): how old a file no row names must be before the orphan
+   * sweep removes it; far longer than any write takes to commit the row that names its file.
+   */
+  storageOrphanGraceMs: number;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -248,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     botMetering,
     secretKey: secretKey(env, "PARLEY_SECRET_KEY"),
     storage: storageLocation(env),
+    storageOrphanGraceMs: int(env, "STORAGE_ORPHAN_GRACE_SECONDS", 3600, 1, 30 * 86400) * 1000,
     providers: {
       metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),
       telegramApiUrl: baseUrl(env, "TELEGRAM_API_URL", "https://api.telegram.org"),

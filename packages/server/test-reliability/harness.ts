@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { expect } from "vitest";
 import { openDatabase } from "../src/platform/db/index.ts";
+import { RECURRING_JOB_ID_PREFIX } from "../src/platform/jobs.ts";
 import type { TestDatabase } from "../test/helpers.ts";
 import { cliEnv, oneJsonLine, runCli, startServer } from "../test/process-helpers.ts";
 
@@ -170,12 +171,21 @@ export function openShared(database: TestDatabase) {
   return openDatabase(database);
 }
 
-/** Waits until no job is queued or running (after crashes: leases expire first), and none died. */
+/**
+ * Waits until no job is queued or running (after crashes: leases expire first), and none died. The
+ * recurring jobs (the storage sweeps, always queued for their next run) are not waited for.
+ */
 export async function expectJobsFinished(db: ReturnType<typeof openShared>): Promise<void> {
   await waitFor(
     async () =>
-      (await db.kysely.selectFrom("jobs").select("id").where("status", "in", ["queued", "running"]).execute())
-        .length === 0,
+      (
+        await db.kysely
+          .selectFrom("jobs")
+          .select("id")
+          .where("status", "in", ["queued", "running"])
+          .where("id", "not like", `${RECURRING_JOB_ID_PREFIX}%`)
+          .execute()
+      ).length === 0,
     90_000,
     "every job to finish",
   );

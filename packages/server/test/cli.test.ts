@@ -32,6 +32,7 @@ describe("parley CLI", () => {
       "024_import_modes",
       "025_contact_seen",
       "026_channel_providers",
+      "027_message_media_index",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -45,6 +45,7 @@ describe("migrations", () => {
         "024_import_modes",
         "025_contact_seen",
         "026_channel_providers",
+        "027_message_media_index",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -103,6 +103,9 @@ export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<J
 
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
+/** How often a started worker checks that its recurring jobs are queued. */
+const RECURRING_CHECK_MS = 600_000;
+
 const JOB_COLUMNS = [
   "id",
   "type",
@@ -133,14 +136,9 @@ const deleteClaimedJob = prepared<{ id: string; lockedBy: string | null }, never
     .where("locked_by", "=", param<string>("lockedBy")),
 );
 
-export async function enqueueJobs(
-  db: Kysely<Database> | Transaction<Database>,
-  jobs: JobInput[],
-): Promise<string[]> {
-  if (jobs.length === 0) return [];
-  const now = Date.now();
-  const rows = jobs.map((j) => ({
-    id: newId("job"),
+function jobRow(j: JobInput, id: string, now: number): Insertable<JobsTable> {
+  return {
+    id,
     type: j.type,
     account_id: j.accountId ?? null,
     subject_id: j.subjectId ?? null,
@@ -154,7 +152,16 @@ export async function enqueueJobs(
     last_error: null,
     created_at: now,
     updated_at: now,
-  }));
+  };
+}
+
+export async function enqueueJobs(
+  db: Kysely<Database> | Transaction<Database>,
+  jobs: JobInput[],
+): Promise<string[]> {
+  if (jobs.length === 0) return [];
+  const now = Date.now();
+  const rows = jobs.map((j) => jobRow(j, newId("job"), now));
   // One prepared insert per job: on the hot path there is one job, and its statement is reused.
   for (const row of rows) await insertJob.run(db, row);
   signalAfterCommit(db, JOBS_ENQUEUED);
@@ -179,6 +186,62 @@ export async function activeJobsOf(
       .where("subject_id", "=", subjectId)
       .execute()
   );
+}
+
+/**
+ * A recurring job (the storage sweeps) is one row with a fixed id, so that every process may queue it
+ * (JobWorker.recur) and still only one is ever pending; its handler queues its next run itself
+ * (queueNextRun). Ids of ordinary jobs never start with this.
+ */
+export const RECURRING_JOB_ID_PREFIX = "job_recurring_";
+
+export function recurringJobId(type: string): string {
+  return `${RECURRING_JOB_ID_PREFIX}${type}`;
+}
+
+/** Queues a recurring job's row unless it is there (queued or running); a dead one is queued again. */
+export async function queueRecurringJob(db: Transaction<Database>, job: JobInput): Promise<void> {
+  const now = Date.now();
+  const row = jobRow(job, recurringJobId(job.type), now);
+  await db
+    .insertInto("jobs")
+    .values(row)
+    .onConflict((oc) =>
+      oc
+        .column("id")
+        .doUpdateSet({
+          status: "queued",
+          payload: row.payload,
+          run_at: row.run_at,
+          attempts: 0,
+          lease_until: null,
+          locked_by: null,
+          last_error: null,
+          updated_at: now,
+        })
+        .where("jobs.status", "=", "dead"),
+    )
+    .execute();
+  signalAfterCommit(db, JOBS_ENQUEUED);
+}
+
+/**
+ * A recurring job's handler, in its final write: ends this run and queues the next one (same id, its
+ * own payload and time, attempts from zero). Should another worker have taken the job over (this
+ * run's lease expired), its row is that run's and is left alone.
+ */
+export async function queueNextRun(
+  trx: Transaction<Database>,
+  job: JobContext,
+  next: JobInput,
+): Promise<void> {
+  await job.finishIn(trx);
+  await trx
+    .insertInto("jobs")
+    .values(jobRow(next, recurringJobId(next.type), Date.now()))
+    .onConflict((oc) => oc.column("id").doNothing())
+    .execute();
+  signalAfterCommit(trx, JOBS_ENQUEUED);
 }
 
 /** Cancels queued jobs by id (running ones are left to finish). */
@@ -237,6 +300,8 @@ export class JobWorker {
   private polling = false;
   private pollAgain = false;
   private lastRecovery = 0;
+  private readonly recurring: Array<{ type: string; payload: unknown; firstRunInMs: number }> = [];
+  private recurringDueAt = 0;
   private readonly stopListening: () => void;
 
   constructor(options: WorkerOptions) {
@@ -261,6 +326,26 @@ export class JobWorker {
 
   register<P>(jobType: JobType<P>, handler: JobHandler<P>): void {
     this.handlers.set(jobType.type, { parse: jobType.parse, run: handler as JobHandler });
+  }
+
+  /**
+   * A job that runs again and again (its handler queues its next run with queueNextRun, its type is
+   * registered as usual): a started worker queues its row when missing (first run `firstRunInMs`
+   * later), at start and then every 10 minutes, so a job that died is queued again.
+   */
+  recur<P>(jobType: JobType<P>, payload: P, options: { firstRunInMs: number }): void {
+    this.recurring.push({ type: jobType.type, payload, firstRunInMs: options.firstRunInMs });
+  }
+
+  /** Queues the recurring jobs' rows that are missing (or dead). A started worker does it itself. */
+  async queueRecurring(): Promise<void> {
+    if (this.recurring.length === 0) return;
+    const now = Date.now();
+    await this.db.write(async (trx) => {
+      for (const r of this.recurring) {
+        await queueRecurringJob(trx, { type: r.type, payload: r.payload, runAt: now + r.firstRunInMs });
+      }
+    });
   }
 
   get types(): string[] {
@@ -322,6 +407,15 @@ export class JobWorker {
     if (!this.running) return;
     this.polling = true;
     let claimedCount = 0;
+    if (this.recurring.length > 0 && Date.now() >= this.recurringDueAt) {
+      try {
+        await this.queueRecurring();
+        this.recurringDueAt = Date.now() + RECURRING_CHECK_MS;
+      } catch (err) {
+        this.recurringDueAt = Date.now() + 10_000;
+        this.log.warn({ err }, "could not queue the recurring jobs; trying again soon");
+      }
+    }
     try {
       await this.recoverExpiredLeases(false);
       const free = this.concurrency - this.inFlight.size;

@@ -1,17 +1,36 @@
-// CSV contact imports: the upload routes, the background job that works through a file in slices, and
-// `parley contacts import`.
+// CSV contact imports: the upload routes, the background job that works through a file in slices,
+// `parley contacts import`, and the sweep of uploaded files no import names.
 import fs from "node:fs/promises";
 import type { Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
+import { type OrphanSweep, registerSweep } from "../../platform/storage-sweep.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
+import { existingImports } from "./repo.ts";
 import { importRoutes } from "./routes.ts";
-import { createImport, importHandler, importJob, importView, requireImport } from "./service.ts";
+import {
+  createImport,
+  IMPORTS_PREFIX,
+  importHandler,
+  importIdOfKey,
+  importJob,
+  importView,
+  requireImport,
+} from "./service.ts";
+
+/** Uploaded files whose import row never committed (a crash between the two) are removed. */
+export const importsSweep: OrphanSweep = {
+  type: "imports.sweep",
+  prefixes: [IMPORTS_PREFIX],
+  nameOf: importIdOfKey,
+  named: existingImports,
+};
 
 export const importsModule: Module = {
   name: "imports",
   routes: importRoutes,
   jobs(worker, ctx) {
     worker.register(importJob, importHandler(ctx));
+    registerSweep(worker, ctx, importsSweep);
   },
   commands: {
     "contacts import": {

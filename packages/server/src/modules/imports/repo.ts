@@ -8,6 +8,13 @@ export async function insertImport(db: Q, row: ImportRow): Promise<void> {
   await db.insertInto("imports").values(row).execute();
 }
 
+/** Which of these imports exist (of any account): the orphan sweep keeps their uploaded files. */
+export async function existingImports(db: Q, importIds: string[]): Promise<Set<string>> {
+  if (importIds.length === 0) return new Set();
+  const rows = await db.selectFrom("imports").select("id").where("id", "in", importIds).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
 export async function findImport(db: Q, accountId: string, importId: string): Promise<ImportRow | undefined> {
   return db
     .selectFrom("imports")

@@ -40,9 +40,18 @@ export const importJob = defineJob(
   },
 );
 
+/** The prefix every uploaded file's key starts with (the orphan sweep lists it). */
+export const IMPORTS_PREFIX = "imports/";
+
 /** The uploaded file's key in the file storage (DATA_DIR or the bucket). */
 export function importKey(importId: string): string {
-  return `imports/${importId}.csv`;
+  return `${IMPORTS_PREFIX}${importId}.csv`;
+}
+
+/** The import id a key names, or null for a key that is not an uploaded file's. */
+export function importIdOfKey(key: string): string | null {
+  const m = /^imports\/([A-Za-z0-9_]+)\.csv$/.exec(key);
+  return m ? m[1]! : null;
 }
 
 export function importView(r: ImportRow) {

@@ -378,6 +378,21 @@ export async function deleteMessagesOfContact(
   };
 }
 
+/**
+ * Which of these files (by SHA-256) some message of any account still uses (stored files are shared
+ * by content): the orphan sweep keeps them. Found through messages_media_sha256_idx.
+ */
+export async function blobsInUse(db: Q, sha256s: string[]): Promise<Set<string>> {
+  if (sha256s.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("messages")
+    .select("media_sha256")
+    .distinct()
+    .where("media_sha256", "in", sha256s)
+    .execute();
+  return new Set(rows.flatMap((r) => (r.media_sha256 ? [r.media_sha256] : [])));
+}
+
 /** Whether any message (of any account: stored files are shared by content) still uses this file. */
 export async function blobInUse(db: Q, sha256: string): Promise<boolean> {
   const row = await db

@@ -28,15 +28,18 @@ export function shaOfKey(key: string): string | null {
   return m ? m[1]! : null;
 }
 
-/** Writes the blob durably (returns once stored) unless a complete copy already exists. */
+/**
+ * Writes the blob durably (returns once stored). The same bytes land on the same key; they are written
+ * again even when a copy exists, which makes the object young: the orphan sweep only takes objects
+ * older than its grace, so an old orphan whose bytes arrive again is not deleted under the new row.
+ */
 export async function storeBlob(
   storage: ObjectStorage,
   bytes: Uint8Array,
   contentType?: string,
 ): Promise<StoredBlob> {
   const sha256 = sha256Hex(bytes);
-  const key = blobKey(sha256);
-  if ((await storage.size(key)) !== bytes.length) await storage.put(key, bytes, contentType);
+  await storage.put(blobKey(sha256), bytes, contentType);
   return { sha256, size: bytes.length };
 }
 

@@ -1,0 +1,132 @@
+// `parley storage migrate`, run as an operator would: a DATA_DIR's attachments and uploaded imports
+// copied into an S3-compatible bucket (s3rver), verified, and a second run copying nothing.
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import S3rver from "s3rver";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importKey } from "../src/modules/imports/service.ts";
+import { blobKey } from "../src/modules/messaging/media/store.ts";
+import { newId } from "../src/platform/ids.ts";
+import { type ObjectStorage, parseStorageUrl, s3Storage } from "../src/platform/storage.ts";
+import { freshDatabase, type TestDatabase } from "./helpers.ts";
+import { cliEnv, oneJsonLine, runCli } from "./process-helpers.ts";
+
+const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
+const S3_KEYS = { AWS_ACCESS_KEY_ID: "S3RVER", AWS_SECRET_ACCESS_KEY: "S3RVER" };
+
+describe("parley storage migrate", () => {
+  let database: TestDatabase;
+  let server: S3rver;
+  let bucketDir: string;
+  let storageUrl: string;
+  let bucket: ObjectStorage;
+  /** Every file written into DATA_DIR: its key and bytes. */
+  const files = new Map<string, Buffer>();
+  const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+
+  const write = (key: string, bytes: Buffer) => {
+    const file = path.join(database.dataDir, key);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, bytes);
+  };
+  const migrate = (env: Record<string, string> = { STORAGE_URL: storageUrl, ...S3_KEYS }) =>
+    runCli(["storage", "migrate"], cliEnv(database, env));
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    bucketDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-s3-"));
+    server = new S3rver({
+      port: 0,
+      address: "127.0.0.1",
+      directory: bucketDir,
+      silent: true,
+      configureBuckets: [{ name: "parley", configs: [] }],
+    });
+    const { port } = (await server.run()) as { port: number };
+    storageUrl = `s3://parley?region=us-east-1&endpoint=http://127.0.0.1:${port}&forcePathStyle=true`;
+    Object.assign(process.env, S3_KEYS);
+    bucket = await s3Storage(parseStorageUrl(storageUrl)!);
+    // 1,000 files as a single-node install leaves them: 900 attachments, 100 uploaded imports.
+    for (let i = 0; i < 900; i++) {
+      const bytes = randomBytes(64 + (i % 700));
+      files.set(blobKey(sha(bytes)), bytes);
+    }
+    for (let i = 0; i < 100; i++) {
+      files.set(
+        importKey(newId("import")),
+        Buffer.from(`phone,name\n+1415555${String(i).padStart(4, "0")},P${i}\n`),
+      );
+    }
+    for (const [key, bytes] of files) write(key, bytes);
+  });
+  afterAll(async () => {
+    await bucket?.close();
+    await server?.close();
+    fs.rmSync(bucketDir, { recursive: true, force: true });
+    await database?.drop();
+    process.env.AWS_ACCESS_KEY_ID = saved.id;
+    process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
+    if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
+    if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+  });
+
+  it("refuses without STORAGE_URL, saying what to set", async () => {
+    const res = await migrate({});
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toMatch(/STORAGE_URL is not set.*s3:\/\/BUCKET\?region=/);
+  });
+
+  it("copies 1,000 files into the bucket, each verified; a second run copies nothing", async () => {
+    const first = oneJsonLine(await migrate());
+    expect(first).toEqual({ copied: 1000, skipped: 0, verified: 1000 });
+    // The bucket holds exactly those objects, byte for byte.
+    const listed: string[] = [];
+    for (const prefix of ["media/", "imports/"])
+      for await (const o of bucket.list(prefix)) listed.push(o.key);
+    expect(listed.sort()).toEqual([...files.keys()].sort());
+    for (const [key, bytes] of files) expect((await bucket.getBytes(key))?.equals(bytes), key).toBe(true);
+
+    const second = oneJsonLine(await migrate());
+    expect(second).toEqual({ copied: 0, skipped: 1000, verified: 1000 });
+  }, 180_000);
+
+  it("resumes: copies again what is missing or differs in the bucket (same size, other bytes)", async () => {
+    const [gone, changed, changedImport] = [
+      [...files.keys()][10]!,
+      [...files.keys()][20]!,
+      [...files.keys()].find((k) => k.startsWith("imports/"))!,
+    ];
+    await bucket.delete(gone);
+    for (const key of [changed, changedImport]) {
+      const bytes = Buffer.from(files.get(key)!);
+      bytes[0] = bytes[0]! ^ 0xff;
+      await bucket.put(key, bytes);
+    }
+    expect(oneJsonLine(await migrate())).toEqual({ copied: 3, skipped: 997, verified: 1000 });
+    for (const key of [gone, changed, changedImport])
+      expect((await bucket.getBytes(key))?.equals(files.get(key)!)).toBe(true);
+  }, 180_000);
+
+  it("does not copy an attachment whose bytes do not hash to its name, and says so", async () => {
+    const damaged = blobKey(sha(Buffer.from("what the file should hold")));
+    write(damaged, Buffer.from("something else entirely"));
+    // A file Parley never wrote under media/ is left where it is.
+    write("media/notes/readme.txt", Buffer.from("not an attachment"));
+    try {
+      const res = await migrate();
+      expect(res.code).not.toBe(0);
+      expect(res.stderr).toContain("1 attachment(s) in DATA_DIR do not hash to their names");
+      expect(res.stderr).toContain(damaged);
+      expect(res.stderr).toContain('{"copied":0,"skipped":1000,"verified":1000}');
+      expect(res.stderr).toContain("not Parley's, not copied: media/notes/readme.txt");
+      expect(await bucket.size(damaged)).toBeNull();
+      expect(await bucket.size("media/notes/readme.txt")).toBeNull();
+    } finally {
+      fs.rmSync(path.join(database.dataDir, damaged));
+    }
+    expect(oneJsonLine(await migrate())).toEqual({ copied: 0, skipped: 1000, verified: 1000, ignored: 1 });
+  }, 180_000);
+});
