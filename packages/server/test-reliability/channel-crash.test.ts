@@ -4,7 +4,6 @@
 // The Cloud API takes no idempotency key, so a reply whose hand-over a kill cut short (sent or not: it
 // cannot be known) is not sent again but marked Failed `outcome_unknown` for a person to resend; every
 // other reply is Sent with the id Meta gave it.
-import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
 import {
@@ -21,6 +20,7 @@ import {
   freePort,
   kill,
   openShared,
+  postRaw,
   type ServerProcess,
   start,
   teachOpeningHours,
@@ -33,34 +33,11 @@ const APP_SECRET = "crash-test-app-secret";
 const TOKEN = "EAAGcrashTestAccessToken";
 const PHONE_NUMBER_ID = "106540352242922";
 
-const agent = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
-
-/** One signed webhook POST; resolves with the status, or 0 when the connection failed (a killed server). */
-function post(port: number, channelId: string, body: string): Promise<number> {
-  return new Promise((resolve) => {
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: `/v1/channels/${channelId}/inbound`,
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "x-hub-signature-256": metaSignature(APP_SECRET, body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", () => resolve(0));
-    req.setTimeout(5_000, () => req.destroy());
-    req.end(body);
+/** One signed webhook POST, as Meta sends it; 0 when the connection failed (a killed server). */
+const post = (port: number, channelId: string, body: string) =>
+  postRaw(port, `/v1/channels/${channelId}/inbound`, body, {
+    "x-hub-signature-256": metaSignature(APP_SECRET, body),
   });
-}
 
 describe("a WhatsApp channel through crashes", () => {
   let database: TestDatabase;

@@ -291,6 +291,42 @@ export async function expectEveryGuarantee(
 }
 
 const callAgent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+const oneShotAgent = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
+
+/**
+ * One POST of raw bytes to a `parley serve` on loopback; resolves with the status, or 0 when the
+ * connection failed (a killed server), for senders that retry until they are answered 200.
+ */
+export function postRaw(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<number> {
+  return new Promise((resolve) => {
+    const req = https.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: "POST",
+        path,
+        agent: oneShotAgent,
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on("error", () => resolve(0));
+    req.setTimeout(5_000, () => req.destroy());
+    req.end(body);
+  });
+}
 
 /** One /v1 request to a `parley serve` on loopback (self-signed TLS), with the key in the header. */
 export function callApi<T>(

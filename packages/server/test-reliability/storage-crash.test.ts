@@ -3,7 +3,6 @@
 // (DATA_DIR, or the bucket CI's PostgreSQL pass names with STORAGE_URL). Afterwards no message names a
 // file that is missing, and the orphan sweep (a kill between a file's write and its commit leaves
 // one) removes every file no message names, and nothing else.
-import https from "node:https";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mediaSweep } from "../src/modules/messaging/index.ts";
 import { MEDIA_PREFIX } from "../src/modules/messaging/media/store.ts";
@@ -17,6 +16,7 @@ import {
   freePort,
   kill,
   openShared,
+  postRaw,
   type ServerProcess,
   start,
 } from "./harness.ts";
@@ -24,8 +24,6 @@ import {
 const MESSAGES = 150;
 const KILLS = 3;
 const GRACE_SECONDS = 1;
-
-const agent = new https.Agent({ keepAlive: false, rejectUnauthorized: false });
 
 /** One incoming message with a small text attachment; 0 when the connection failed (a killed server). */
 function post(port: number, apiKey: string, i: number): Promise<number> {
@@ -40,29 +38,7 @@ function post(port: number, apiKey: string, i: number): Promise<number> {
       mediaContentType: "text/plain",
     },
   });
-  return new Promise((resolve) => {
-    const req = https.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method: "POST",
-        path: "/v1/incoming_custom_channel_message",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "x-api-key": apiKey,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", () => resolve(0));
-    req.setTimeout(5_000, () => req.destroy());
-    req.end(body);
-  });
+  return postRaw(port, "/v1/incoming_custom_channel_message", body, { "x-api-key": apiKey });
 }
 
 describe("attachments through crashes", () => {

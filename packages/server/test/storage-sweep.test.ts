@@ -2,10 +2,6 @@
 // it) is removed once older than the grace; files rows name, and young orphans, stay. On the local
 // DATA_DIR and on an S3-compatible bucket (s3rver), with SQLite or PostgreSQL (DATABASE_URL).
 import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import S3rver from "s3rver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/app.ts";
 import type { CreatedAccount } from "../src/modules/accounts/service.ts";
@@ -19,59 +15,36 @@ import { SWEEP_EVERY_MS, sweepPrefix } from "../src/platform/storage-sweep.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
 import { dataUri, makePng } from "./fixtures/png.ts";
 import { DIALECT, json, startTestApp, type TestApp } from "./helpers.ts";
+import { type S3StandIn, startS3, useS3Credentials } from "./stand-ins/s3.ts";
 
 const GRACE_SECONDS = 4;
 const sha = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SWEEP_TYPES = [mediaSweep.type, importsSweep.type];
 
-/** A bucket of its own (s3rver in this process), as STORAGE_URL. */
-async function startBucket(): Promise<{ url: string; close(): Promise<void> }> {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "parley-s3-"));
-  const server = new S3rver({
-    port: 0,
-    address: "127.0.0.1",
-    directory,
-    silent: true,
-    configureBuckets: [{ name: "parley", configs: [] }],
-  });
-  const { port } = (await server.run()) as { port: number };
-  return {
-    url: `s3://parley?region=us-east-1&endpoint=http://127.0.0.1:${port}&forcePathStyle=true`,
-    async close() {
-      await server.close();
-      fs.rmSync(directory, { recursive: true, force: true });
-    },
-  };
-}
-
 for (const where of ["local", "s3"] as const) {
   describe(`the orphan sweep (${where} storage, ${DIALECT})`, () => {
     let t: TestApp;
     let acc: CreatedAccount;
-    let bucket: Awaited<ReturnType<typeof startBucket>> | null = null;
-    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    let bucket: S3StandIn | null = null;
+    let restoreCredentials = () => {};
 
     beforeAll(async () => {
       if (where === "s3") {
-        bucket = await startBucket();
-        process.env.AWS_ACCESS_KEY_ID = "S3RVER";
-        process.env.AWS_SECRET_ACCESS_KEY = "S3RVER";
+        bucket = await startS3();
+        restoreCredentials = useS3Credentials(bucket);
       }
       t = await startTestApp({
         STORAGE_ORPHAN_GRACE_SECONDS: String(GRACE_SECONDS),
-        ...(bucket ? { STORAGE_URL: bucket.url } : {}),
+        ...(bucket ? { STORAGE_URL: bucket.storageUrl() } : {}),
       });
       expect(t.parley.ctx.storage.kind).toBe(where);
       acc = await t.account();
     });
     afterAll(async () => {
       await t?.close();
-      await bucket?.close();
-      process.env.AWS_ACCESS_KEY_ID = saved.id;
-      process.env.AWS_SECRET_ACCESS_KEY = saved.secret;
-      if (saved.id === undefined) delete process.env.AWS_ACCESS_KEY_ID;
-      if (saved.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
+      await bucket?.stop();
+      restoreCredentials();
     });
 
     const exists = async (key: string) => (await t.parley.ctx.storage.size(key)) !== null;
