@@ -10,7 +10,7 @@ import type { SendOutcome } from "../channels/adapters/types.ts";
 import { channelForDelivery, markChannelError } from "../channels/service.ts";
 import { findContactById } from "../contacts/repo.ts";
 import { findConversationById } from "../conversations/repo.ts";
-import { lastInboundOf, markSending, setDeliveryOutcome, setSendingDone } from "../messaging/repo.ts";
+import { claimSending, lastInboundOf, setDeliveryOutcome, setSendingDone } from "../messaging/repo.ts";
 import type { AttemptResult } from "./attempt.ts";
 import { attemptRowOf, nextAttemptAt, outcomeOf } from "./outcome.ts";
 import * as repo from "./repo.ts";
@@ -51,9 +51,14 @@ export async function deliverThroughChannel(
   } else if (found.channel.type === "twilio_sms" && contact?.sms_opted_out_at != null) {
     // Twilio would refuse it too (error 21610); the contact texted STOP and is not texted again.
     outcome = failure("opted_out", "The contact texted STOP: no SMS is sent until it texts START", false);
-  } else if (m.sending_since != null) {
-    // A previous run handed it to the provider and died before the answer was recorded: the provider
-    // may have it. Sending again could reach the customer twice, so it is left to a person (Resend).
+  } else if (
+    // The web channel's "send" is local; a provider call is claimed first (see claimSending).
+    found.channel.type !== "web" &&
+    !(await ctx.db.write((trx) => claimSending(trx, accountId, m.id, attemptedAt)))
+  ) {
+    // Another run handed it to the provider and died before the answer was recorded (or is still at
+    // it): the provider may have it. Sending again could reach the customer twice, so it is left to
+    // a person (Resend).
     outcome = failure(
       "outcome_unknown",
       "Parley stopped while handing this message to the provider, which may or may not have it; " +
@@ -62,9 +67,6 @@ export async function deliverThroughChannel(
     );
   } else {
     try {
-      // The web channel's "send" is local; a provider call is marked first (see markSending).
-      if (found.channel.type !== "web")
-        await ctx.db.write((trx) => markSending(trx, accountId, m.id, attemptedAt));
       outcome = await found.adapter.send(ctx, found.channel, m, {
         address: lastInbound?.from_id ?? null,
         phone: contact?.phone ?? null,

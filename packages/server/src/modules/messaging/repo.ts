@@ -206,17 +206,26 @@ export async function setDeliveryOutcome(
 }
 
 /**
- * Before a provider call: the message is being handed over. If the process dies before the outcome
- * commits, the next run finds this and does not send it a second time (providers take no idempotency
- * key); setSendingDone clears it with the outcome.
+ * Before a provider call: claims the hand-over of the message (true), unless another run holds it or
+ * died holding it (false). A run that dies before its outcome commits leaves the claim, so the next
+ * run does not send the message a second time (providers take no idempotency key); a run whose job
+ * lease ran out while a slow call was in flight is not doubled either. setSendingDone clears it with
+ * the outcome.
  */
-export async function markSending(db: Q, accountId: string, messageId: string, at: number): Promise<void> {
-  await db
+export async function claimSending(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  at: number,
+): Promise<boolean> {
+  const res = await db
     .updateTable("messages")
     .set({ sending_since: at })
     .where("account_id", "=", accountId)
     .where("id", "=", messageId)
-    .execute();
+    .where("sending_since", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 export async function setSendingDone(db: Q, accountId: string, messageId: string): Promise<void> {
