@@ -710,7 +710,7 @@ describe("bot (builtin engine, switches, routing, own LLM, credits)", () => {
     it("the model's hand-over answer sends the fallback and raises a no_answer alert", async () => {
       const acc = await llmShop();
       stub.respond = () => ({ content: HANDOFF_TOKEN });
-      const inbound = await h.send(acc, "I want to speak to a manager", { fromId: "handoff-1" });
+      const inbound = await h.send(acc, "can you ship a piano to Antarctica?", { fromId: "handoff-1" });
       await h.drain();
       expect((await h.reply(acc, inbound))?.body).toMatch(/team member/);
       const { conversationId } = await h.message(acc, inbound);

@@ -33,6 +33,7 @@ describe("parley CLI", () => {
       "025_contact_seen",
       "026_channel_providers",
       "027_message_media_index",
+      "028_bot_functions",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -46,6 +46,7 @@ describe("migrations", () => {
         "025_contact_seen",
         "026_channel_providers",
         "027_message_media_index",
+        "028_bot_functions",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

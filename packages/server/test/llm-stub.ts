@@ -8,7 +8,13 @@ export interface ChatRequest {
   headers: http.IncomingHttpHeaders;
   body: {
     model: string;
-    messages: { role: string; content: string | { type: string; text?: string }[] }[];
+    messages: {
+      role: string;
+      content: string | null | { type: string; text?: string }[];
+      tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+      tool_call_id?: string;
+    }[];
+    tools?: { type: string; function: { name: string; description?: string; parameters?: unknown } }[];
     [key: string]: unknown;
   };
 }
@@ -17,6 +23,14 @@ export interface StubAnswer {
   status?: number;
   /** Assistant text for a 200; ignored otherwise. */
   content?: string;
+  /**
+   * A 200 that asks the caller to run functions (OpenAI `tool_calls`, finish_reason "tool_calls"):
+   * `arguments` is sent JSON-encoded as the API does, or as given when it is already a string (so a
+   * test can send malformed JSON).
+   */
+  toolCalls?: { id?: string; name: string; arguments: unknown }[];
+  /** Token counts reported in `usage` (default 10 prompt, 5 completion). */
+  usage?: { prompt: number; completion: number };
   /** Raw body for non-200 answers. */
   errorBody?: unknown;
   delayMs?: number;
@@ -35,6 +49,7 @@ export interface LlmStub {
 
 /** The text of a message, whether the SDK sent a string or content parts. */
 export function textOf(content: ChatRequest["body"]["messages"][number]["content"]): string {
+  if (content === null) return "";
   return typeof content === "string" ? content : content.map((p) => p.text ?? "").join("");
 }
 
@@ -94,13 +109,35 @@ export async function startLlmStub(): Promise<LlmStub> {
             created: Math.floor(Date.now() / 1000),
             model: body.model,
             choices: [
-              {
-                index: 0,
-                message: { role: "assistant", content: answer.content ?? "" },
-                finish_reason: "stop",
-              },
+              answer.toolCalls
+                ? {
+                    index: 0,
+                    message: {
+                      role: "assistant",
+                      content: null,
+                      tool_calls: answer.toolCalls.map((c, i) => ({
+                        id: c.id ?? `call_${index}_${i}`,
+                        type: "function",
+                        function: {
+                          name: c.name,
+                          arguments:
+                            typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+                        },
+                      })),
+                    },
+                    finish_reason: "tool_calls",
+                  }
+                : {
+                    index: 0,
+                    message: { role: "assistant", content: answer.content ?? "" },
+                    finish_reason: "stop",
+                  },
             ],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+            usage: {
+              prompt_tokens: answer.usage?.prompt ?? 10,
+              completion_tokens: answer.usage?.completion ?? 5,
+              total_tokens: (answer.usage?.prompt ?? 10) + (answer.usage?.completion ?? 5),
+            },
           }),
         );
       };

@@ -31,6 +31,9 @@ const OWNER: Record<string, string> = {
   outgoing_sends: "outgoing",
   channels: "channels",
   widget_visitors: "channels",
+  bot_function_calls: "bot",
+  bot_replies: "bot",
+  conversation_summaries: "bot",
 };
 
 function sourceFiles(dir: string): string[] {

@@ -402,6 +402,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/campaigns/{campaignId}/functions/{name}/test": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test a campaign's custom function with sample arguments (extension)
+     * @description Calls the saved function as the bot would (a signed POST, with "test": true and no conversation in the body) and answers what came back. Nothing is recorded or sent to anyone else. Errors: VALIDATION_ERROR (400: the arguments do not match the function's parameters), CAMPAIGN_NOT_FOUND (404), NOT_FOUND (404: no function of that name).
+     */
+    post: operations["testCampaignFunction"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversations/{conversationId}/function-calls": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The custom function calls the bot made in a conversation (extension)
+     * @description The newest 200, oldest first: function, arguments, status (ok, error, timeout, blocked, invalid_arguments), HTTP status, duration and the answer shortened to 500 characters. Never sent to the customer. Errors: CONVERSATION_NOT_FOUND (404).
+     */
+    get: operations["listFunctionCalls"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/conversations/{conversationId}/summary": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A hand-over summary of a conversation (extension)
+     * @description What the customer wants, what was answered and what is missing, written by the LLM when one is configured (engine llm), and the customer's messages the bot could not answer since a person last wrote (both engines). Written on every hand-over, and here when the stored one does not cover the latest message yet (which may take a few seconds with an LLM). Errors: CONVERSATION_NOT_FOUND (404).
+     */
+    get: operations["getConversationSummary"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/campaigns/{campaignId}/knowledge": {
     parameters: {
       query?: never;
@@ -4787,7 +4847,8 @@ export interface operations {
         content: {
           "application/json": {
             engine: "builtin" | "llm";
-            outcome: "answer" | "fallback";
+            /** @description handover: the message asks for a person (the bot would hand over and pause) */
+            outcome: "answer" | "fallback" | "handover";
             /** @description What the bot would send */
             reply: string;
             entry: {
@@ -4796,7 +4857,7 @@ export interface operations {
             } | null;
             /** @description The builtin engine's confidence in the entry (0–1); null for the LLM engine */
             confidence: number | null;
-            /** @description Why it falls back: no_answer, llm_not_configured, llm_error */
+            /** @description Why it falls back: no_answer, llm_not_configured, llm_error; human_requested on a hand-over */
             reason: string | null;
             /** @description Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the threshold (the entry to add the message to with Save as knowledge); null otherwise */
             closest: {
@@ -4873,6 +4934,435 @@ export interface operations {
       };
       /** @description Structured error */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  testCampaignFunction: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Sample arguments (an object matching the function's parameters) */
+          arguments?: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            status: "ok" | "error" | "timeout" | "blocked";
+            statusCode: number | null;
+            durationMs: number;
+            /** @description The answer's first 2,000 characters */
+            response: string | null;
+            error: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  listFunctionCalls: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description fnc_… (also the webhook-id the function received) */
+              id: string;
+              /** @description The customer's message the bot was answering */
+              messageId: string;
+              name: string;
+              /** @description As the model gave them (a string when they were not JSON) */
+              arguments: unknown;
+              status: "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";
+              statusCode: number | null;
+              durationMs: number;
+              /** @description The answer, shortened to 500 characters */
+              response: string | null;
+              error: string | null;
+              createdAt: string;
+            }[];
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getConversationSummary: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            conversationId: string;
+            engine: "llm" | "builtin";
+            /** @description What the customer wants, what was answered, what is missing (LLM); null with builtin */
+            summary: string | null;
+            /** @description The customer's messages the bot could not answer since a person last wrote */
+            unansweredQuestions: string[];
+            /** @description The hand-over reason, if any */
+            reason: string | null;
+            upToMessageId: string | null;
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -5306,6 +5796,22 @@ export interface operations {
              */
             ratePerMinute?: number;
           } | null;
+          /** @description Custom functions the LLM engine may call mid-reply (at most 3 calls per reply); a failing or slow function hands the conversation over to a person. The builtin engine ignores them. */
+          functions?: {
+            /** @description Letters, digits and _, starting with a letter; unique in the campaign */
+            name: string;
+            /** @description When the bot should use it (the model reads this) */
+            description: string;
+            /** @description A JSON Schema with "type": "object" for the arguments (default: no arguments). The model's arguments are checked against it before the call; a mismatch is refused and the model is told */
+            parameters?: unknown;
+            /** @description Called with a signed POST (Standard Webhooks, the account's webhook secret): https://, or http:// only for addresses in OUTBOUND_ALLOW_CIDRS */
+            url: string;
+            /**
+             * @description Time the call may take
+             * @default 5000
+             */
+            timeoutMs?: number;
+          }[];
         };
       };
     };
@@ -5356,6 +5862,13 @@ export interface operations {
               text?: string;
               /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
               alternatives?: string[];
+            }[];
+            functions: {
+              name: string;
+              description: string;
+              parameters: unknown;
+              url: string;
+              timeoutMs: number;
             }[];
           };
         };
@@ -5531,6 +6044,13 @@ export interface operations {
               text?: string;
               /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
               alternatives?: string[];
+            }[];
+            functions: {
+              name: string;
+              description: string;
+              parameters: unknown;
+              url: string;
+              timeoutMs: number;
             }[];
           };
         };
@@ -5826,6 +6346,22 @@ export interface operations {
              */
             ratePerMinute?: number;
           } | null;
+          /** @description Custom functions the LLM engine may call mid-reply (at most 3 calls per reply); a failing or slow function hands the conversation over to a person. The builtin engine ignores them. */
+          functions?: {
+            /** @description Letters, digits and _, starting with a letter; unique in the campaign */
+            name: string;
+            /** @description When the bot should use it (the model reads this) */
+            description: string;
+            /** @description A JSON Schema with "type": "object" for the arguments (default: no arguments). The model's arguments are checked against it before the call; a mismatch is refused and the model is told */
+            parameters?: unknown;
+            /** @description Called with a signed POST (Standard Webhooks, the account's webhook secret): https://, or http:// only for addresses in OUTBOUND_ALLOW_CIDRS */
+            url: string;
+            /**
+             * @description Time the call may take
+             * @default 5000
+             */
+            timeoutMs?: number;
+          }[];
         };
       };
     };
@@ -5876,6 +6412,13 @@ export interface operations {
               text?: string;
               /** @description Question/answer entries only: other ways customers ask the same question (up to 20). The builtin engine matches each like the question; trimmed, blanks and duplicates dropped, omitted when none are left */
               alternatives?: string[];
+            }[];
+            functions: {
+              name: string;
+              description: string;
+              parameters: unknown;
+              url: string;
+              timeoutMs: number;
             }[];
           };
         };

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   request: "req",
   channel: "ch",
   visitor: "vis",
+  functionCall: "fnc",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -5,12 +5,15 @@ import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { requireManager } from "../accounts/team.ts";
+import { testFunction } from "../bot/function-service.ts";
 import { previewReply } from "../bot/preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
   CampaignListQuery,
   CampaignParams,
   CreateCampaignBody,
+  FunctionTestBody,
+  FunctionTestParams,
   PreviewBody,
   SaveKnowledgeBody,
   SkippedQuery,
@@ -24,6 +27,8 @@ import {
   saveKnowledgeView,
   updateCampaign,
 } from "../bot/service.ts";
+import { summaryFor } from "../bot/summary.ts";
+import { ConversationParams } from "../conversations/schemas.ts";
 import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
 import type { SessionRoute } from "./session.ts";
@@ -37,7 +42,10 @@ const DashboardQuery = Type.Object({
 
 export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
   const { db } = ctx;
-  const outgoingLimits = { maxPerMinute: ctx.config.outgoingMaxPerMinute };
+  const outgoingLimits = {
+    maxPerMinute: ctx.config.outgoingMaxPerMinute,
+    outboundAllowCidrs: ctx.config.outboundAllowCidrs,
+  };
 
   // The dashboard: the figures of the last days, every role.
   app.get(
@@ -94,6 +102,32 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
         await updateCampaign(db, info.account.id, request.params.campaignId, request.body, outgoingLimits),
       );
     },
+  );
+
+  // The Test button sends a signed request from the account: owners and admins, like editing it.
+  app.post(
+    "/app/api/campaigns/:campaignId/functions/:name/test",
+    {
+      ...session,
+      schema: {
+        operationId: "appTestCampaignFunction",
+        tags: TAGS,
+        params: FunctionTestParams,
+        body: FunctionTestBody,
+      },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      const { campaignId, name } = request.params;
+      return testFunction(ctx, info.account.id, campaignId, name, request.body.arguments);
+    },
+  );
+
+  app.get(
+    "/app/api/conversations/:conversationId/summary",
+    { ...session, schema: { operationId: "appConversationSummary", tags: TAGS, params: ConversationParams } },
+    async (request) => summaryFor(ctx, sessionOf(request).account.id, request.params.conversationId),
   );
 
   app.post(

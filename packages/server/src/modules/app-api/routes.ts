@@ -33,6 +33,7 @@ import {
 } from "../accounts/team.ts";
 import { anyAccountExists, findApiKeyInfo, findUser } from "../accounts/users-repo.ts";
 import { validateWebhookUrl } from "../accounts/webhook-url.ts";
+import { functionCallsOf } from "../bot/function-service.ts";
 import { unassignUser } from "../conversations/inbox-repo.ts";
 import {
   changeInboxState,
@@ -417,7 +418,11 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       await markConversationRead(ctx.db, accountId, conversationId);
       const row = await requireInboxRow(ctx.db, accountId, conversationId);
       const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
-      return { conversation, messages: await threadJson(ctx.db, accountId, row) };
+      const [messages, functionCalls] = await Promise.all([
+        threadJson(ctx.db, accountId, row),
+        functionCallsOf(ctx, accountId, conversationId),
+      ]);
+      return { conversation, messages, functionCalls };
     },
   );
 

@@ -4,6 +4,7 @@ import type { Db } from "../../platform/db/index.ts";
 import type { MessageRow } from "../../platform/db/schema.ts";
 import { iso } from "../../platform/text.ts";
 import { findUsersByIds } from "../accounts/users-repo.ts";
+import { tokensOfReplies } from "../bot/repo.ts";
 import { type InboxRow, lastMessagesOf, messagesByIds } from "../conversations/inbox-repo.ts";
 import { attemptsByMessage } from "../messaging/repo.ts";
 import { messageView } from "../messaging/view.ts";
@@ -58,6 +59,7 @@ export function messageJson(
   attempts: Parameters<typeof messageView>[1],
   senderName: string | null,
   reactions: MessageRow[],
+  llmTokens: { input: number; output: number } | null = null,
 ) {
   const v = messageView(m, attempts);
   return {
@@ -81,13 +83,15 @@ export function messageJson(
         }
       : null,
     reactions: reactions.map((r) => ({ body: r.body, createdAt: iso(r.created_at) })),
+    // The LLM's token use for a bot reply it wrote; null otherwise.
+    llmTokens,
     createdAt: v.createdAt,
   };
 }
 
 /** Messages with their attempts and sender names (reply or resend answers). */
 export async function messagesJson(db: Db, accountId: string, messages: MessageRow[]) {
-  const [attempts, users] = await Promise.all([
+  const [attempts, users, tokens] = await Promise.all([
     attemptsByMessage(
       db.kysely,
       accountId,
@@ -97,6 +101,11 @@ export async function messagesJson(db: Db, accountId: string, messages: MessageR
       db.kysely,
       accountId,
       messages.flatMap((m) => (m.sender === "human" && m.user_id ? [m.user_id] : [])),
+    ),
+    tokensOfReplies(
+      db.kysely,
+      accountId,
+      messages.filter((m) => m.sender === "bot").map((m) => m.id),
     ),
   ]);
   // Reactions go with the message they react to, when it is in the thread.
@@ -125,6 +134,7 @@ export async function messagesJson(db: Db, accountId: string, messages: MessageR
       attempts.get(m.id) ?? [],
       m.sender === "human" && user ? (user.name ?? user.email) : null,
       reactionsOf.get(m.id) ?? [],
+      tokens.get(m.id) ?? null,
     );
   });
 }

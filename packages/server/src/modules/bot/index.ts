@@ -8,6 +8,7 @@ import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
 import { insertCampaign } from "./repo.ts";
 import { botRoutes } from "./routes.ts";
 import { createCampaign, DEFAULT_FALLBACK_MESSAGE, normaliseKnowledge } from "./service.ts";
+import { summaryHandler, summaryJob } from "./summary.ts";
 
 const STATUSES = ["draft", "live", "paused"] as const;
 const ENGINES = ["auto", "builtin", "llm"] as const;
@@ -84,12 +85,14 @@ export function createBotModule(options: BotOptions = {}): Module {
         outgoing: null,
         outgoing_state: null,
         outgoing_reason: null,
+        functions: "[]",
         created_at: account.at,
         updated_at: account.at,
       });
     },
     jobs(worker, ctx) {
       worker.register(botReplyJob, botReplyHandler(ctx, options));
+      worker.register(summaryJob, summaryHandler(ctx));
     },
     commands: {
       "campaign create": {

@@ -10,18 +10,19 @@ import {
   KNOWLEDGE_PASSAGES,
   resolveLlmTarget,
 } from "./engine-llm.ts";
+import { asksForPerson, HANDOVER_MESSAGE } from "./handover.ts";
 import { knowledgeOf } from "./reply-job.ts";
 import { requireCampaign } from "./service.ts";
 
 export interface Preview {
   engine: "builtin" | "llm";
-  outcome: "answer" | "fallback";
+  outcome: "answer" | "fallback" | "handover";
   reply: string;
   /** The knowledge entry the answer came from (builtin engine), or null. */
   entry: { index: number; question: string | null } | null;
   /** The builtin engine's confidence in its best entry (0..1); null for the LLM engine. */
   confidence: number | null;
-  /** Why a fallback: no_answer, llm_not_configured, llm_error. */
+  /** Why a fallback: no_answer, llm_not_configured, llm_error; a hand-over: human_requested. */
   reason: string | null;
   /** Builtin fallback: the entry that came closest, below the threshold. */
   closest: { index: number; question: string | null; confidence: number } | null;
@@ -52,6 +53,16 @@ export async function previewReply(
     reason,
     closest,
   });
+  const handover: Preview = {
+    engine,
+    outcome: "handover",
+    reply: HANDOVER_MESSAGE,
+    entry: null,
+    confidence: null,
+    reason: "human_requested",
+    closest: null,
+  };
+  if (asksForPerson(text)) return handover;
   if (engine === "builtin") {
     const match = builtin.match(text);
     if (!match) {
@@ -89,6 +100,7 @@ export async function previewReply(
       },
       { fetcher: ctx.fetcher, timeoutMs: DEFAULT_LLM_TIMEOUT_MS },
     );
+    if (out.kind === "person") return handover;
     if (out.kind !== "answer") return fallback("no_answer");
     return {
       engine,

@@ -8,7 +8,8 @@
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../../platform/db/schema.ts";
-import type { JobContext, JobHandler } from "../../platform/jobs.ts";
+import { newId } from "../../platform/ids.ts";
+import { enqueueJobs, type JobContext, type JobHandler } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import * as conversations from "../conversations/repo.ts";
@@ -24,14 +25,29 @@ import {
 } from "./engine-builtin.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
+  type FunctionRun,
+  functionOutputForModel,
   generateLlmReply,
   HISTORY_MESSAGES,
   KNOWLEDGE_PASSAGES,
+  LIMIT_REACHED,
+  type LlmFunctions,
+  type LlmUsage,
   resolveLlmTarget,
 } from "./engine-llm.ts";
+import {
+  argumentErrors,
+  type BotFunction,
+  callFunction,
+  FUNCTION_LIMITS,
+  parseFunctions,
+  shorten,
+} from "./functions.ts";
+import { asksForPerson, FUNCTION_FAILURE_MESSAGE, HANDOVER_MESSAGE } from "./handover.ts";
 import * as repo from "./repo.ts";
 import { chooseCampaign } from "./routing.ts";
 import { parseKnowledge } from "./service.ts";
+import { summaryJob } from "./summary.ts";
 
 // The job type is the messaging module's: it enqueues one for every inbound text.
 export { BOT_REPLY_JOB, botReplyJob } from "../messaging/jobs.ts";
@@ -39,7 +55,15 @@ export const HUMAN_ALERT_EVENT = "conversation.human_alert";
 /** Replies longer than an inbound message may be are cut (a runaway model must not store megabytes). */
 const MAX_REPLY_CHARS = 10_000;
 
-export type AlertReason = "no_answer" | "llm_error" | "llm_not_configured" | "out_of_credits";
+export type AlertReason =
+  | "no_answer"
+  | "llm_error"
+  | "llm_not_configured"
+  | "out_of_credits"
+  /** A custom function the LLM called failed (error, timeout, blocked address). */
+  | "function_error"
+  /** The customer asked for a person: the bot handed over and paused itself. */
+  | "human_requested";
 
 export type SkipReason =
   | "message_not_found"
@@ -223,7 +247,7 @@ export async function runBotReply(
     return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
   }
 
-  const generated = await generate(ctx, { inbound, campaign, engine, target, options, log });
+  const generated = await generate(ctx, { inbound, account, campaign, engine, target, options, log });
   const body = generated.body.slice(0, MAX_REPLY_CHARS);
 
   const now = Date.now();
@@ -238,8 +262,13 @@ export async function runBotReply(
       const late = sw ? switchesBlock(sw) : "message_not_found";
       if (late) return { action: "skipped", reason: late };
       // The fallback once per unanswered run: decided here, from the conversation's state in this
-      // transaction (locked on PostgreSQL), so concurrent messages still produce exactly one.
-      if (generated.alert && (await repo.fallbackAwaitsAnswer(trx, db.dialect, accountId, conversation.id))) {
+      // transaction (locked on PostgreSQL), so concurrent messages still produce exactly one. A request
+      // for a person is always answered (the bot then pauses, so it cannot repeat).
+      if (
+        generated.outcome === "fallback" &&
+        generated.alert &&
+        (await repo.fallbackAwaitsAnswer(trx, db.dialect, accountId, conversation.id))
+      ) {
         await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
         await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
         return { action: "skipped", reason: "fallback_already_sent" };
@@ -253,9 +282,20 @@ export async function runBotReply(
         conversationId: conversation.id,
         contactId: inbound.contact_id,
         body,
-        botOutcome: generated.alert ? "fallback" : "answer",
+        botOutcome: generated.outcome,
         at: now,
       });
+      if (generated.usage) {
+        await repo.insertBotReply(trx, {
+          message_id: reply.id,
+          account_id: accountId,
+          conversation_id: conversation.id,
+          input_tokens: generated.usage.inputTokens,
+          output_tokens: generated.usage.outputTokens,
+          function_calls: generated.functionCalls,
+          created_at: now,
+        });
+      }
       if (cost > 0) {
         const debited = await debit(trx, accountId, {
           amount: cost,
@@ -266,7 +306,15 @@ export async function runBotReply(
         if (!debited) throw new OutOfCredits();
       }
       await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
-      if (generated.alert) await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
+      if (generated.outcome === "handover")
+        await conversations.pauseBot(trx, accountId, conversation.id, now);
+      if (generated.alert) {
+        await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
+        // The person who picks it up reads a summary first; written after this commits.
+        await enqueueJobs(trx, [
+          summaryJob.create({ conversationId: conversation.id, reason: generated.alert }, { accountId }),
+        ]);
+      }
       return {
         action: "replied",
         replyId: reply.id,
@@ -304,12 +352,19 @@ async function alertOutOfCredits(
 interface Generated {
   body: string;
   alert: AlertReason | null;
+  outcome: "answer" | "fallback" | "handover";
+  /** The LLM's token use (LLM replies only). */
+  usage: LlmUsage | null;
+  functionCalls: number;
 }
+
+const NO_USAGE = { usage: null, functionCalls: 0 };
 
 async function generate(
   ctx: AppContext,
   input: {
     inbound: MessageRow;
+    account: AccountRow;
     campaign: CampaignRow;
     engine: "builtin" | "llm";
     target: ReturnType<typeof resolveLlmTarget>;
@@ -318,15 +373,23 @@ async function generate(
   },
 ): Promise<Generated> {
   const { inbound, campaign, target, log } = input;
-  const fallback = { body: campaign.fallback_message };
+  const fallback = { body: campaign.fallback_message, outcome: "fallback" as const };
+  const handover = {
+    body: HANDOVER_MESSAGE,
+    alert: "human_requested" as const,
+    outcome: "handover" as const,
+  };
+  if (asksForPerson(inbound.body)) return { ...handover, ...NO_USAGE };
   const { entries, engine } = knowledgeOf(ctx, campaign);
   if (input.engine === "builtin") {
     const match = engine.match(inbound.body);
-    return match ? { body: match.answer, alert: null } : { ...fallback, alert: "no_answer" };
+    return match
+      ? { body: match.answer, alert: null, outcome: "answer", ...NO_USAGE }
+      : { ...fallback, alert: "no_answer", ...NO_USAGE };
   }
   if (!target) {
     log.warn({ campaignId: campaign.id }, "campaign uses the llm engine but no LLM is configured");
-    return { ...fallback, alert: "llm_not_configured" };
+    return { ...fallback, alert: "llm_not_configured", ...NO_USAGE };
   }
   try {
     const history = await repo.recentHistory(
@@ -337,6 +400,7 @@ async function generate(
       HISTORY_MESSAGES,
       inbound.conversation_id,
     );
+    const defs = parseFunctions(campaign.functions);
     const out = await generateLlmReply(
       target,
       {
@@ -344,9 +408,23 @@ async function generate(
         passages: entries.length ? topPassages(entries, inbound.body, KNOWLEDGE_PASSAGES) : [],
         history,
       },
-      { fetcher: ctx.fetcher, timeoutMs: input.options.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS },
+      {
+        fetcher: ctx.fetcher,
+        timeoutMs: input.options.llmTimeoutMs ?? DEFAULT_LLM_TIMEOUT_MS,
+        ...(defs.length > 0 ? { functions: functionHooks(ctx, input.account, inbound, campaign, defs) } : {}),
+      },
     );
-    return out.kind === "answer" ? { body: out.text, alert: null } : { ...fallback, alert: "no_answer" };
+    const used = { usage: out.usage, functionCalls: out.functionCalls };
+    switch (out.kind) {
+      case "answer":
+        return { body: out.text, alert: null, outcome: "answer", ...used };
+      case "person":
+        return { ...handover, ...used };
+      case "function_failed":
+        return { body: FUNCTION_FAILURE_MESSAGE, alert: "function_error", outcome: "fallback", ...used };
+      case "handoff":
+        return { ...fallback, alert: "no_answer", ...used };
+    }
   } catch (err) {
     // Never a crash and never a lost message: the customer gets the fallback, a person gets the alert.
     log.warn(
@@ -356,6 +434,84 @@ async function generate(
       },
       "LLM reply failed; sending the fallback message",
     );
-    return { ...fallback, alert: "llm_error" };
+    return { ...fallback, alert: "llm_error", ...NO_USAGE };
   }
+}
+
+/** Validates, calls and records the model's function calls for one reply. */
+function functionHooks(
+  ctx: AppContext,
+  account: AccountRow,
+  inbound: MessageRow,
+  campaign: CampaignRow,
+  defs: BotFunction[],
+): LlmFunctions {
+  const record = (row: {
+    id?: string;
+    name: string;
+    arguments: string;
+    status: "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";
+    statusCode?: number | null;
+    durationMs?: number;
+    response?: string | null;
+    error: string | null;
+  }) =>
+    ctx.db.write((trx) =>
+      repo.insertFunctionCall(trx, {
+        id: row.id ?? newId("functionCall"),
+        account_id: inbound.account_id,
+        conversation_id: inbound.conversation_id,
+        message_id: inbound.id,
+        campaign_id: campaign.id,
+        name: row.name,
+        arguments: row.arguments.slice(0, 4_000),
+        status: row.status,
+        status_code: row.statusCode ?? null,
+        duration_ms: row.durationMs ?? 0,
+        response: shorten(row.response ?? null, FUNCTION_LIMITS.threadChars),
+        error: row.error,
+        created_at: Date.now(),
+      }),
+    );
+  return {
+    defs,
+    async run(fn, input): Promise<FunctionRun> {
+      if (input === LIMIT_REACHED) {
+        const message = `this reply already made ${FUNCTION_LIMITS.callsPerReply} function calls: answer with what you have`;
+        await record({ name: fn.name, arguments: "null", status: "invalid_arguments", error: message });
+        return { ok: false, retry: true, message };
+      }
+      const args = JSON.stringify(input ?? null);
+      const invalid = argumentErrors(fn, input);
+      if (invalid) {
+        await record({ name: fn.name, arguments: args, status: "invalid_arguments", error: invalid });
+        return {
+          ok: false,
+          retry: true,
+          message: `invalid arguments: ${invalid}. Call ${fn.name} again with arguments that match its parameters.`,
+        };
+      }
+      const result = await callFunction(ctx, account, fn, input, {
+        conversationId: inbound.conversation_id,
+        contactId: inbound.contact_id,
+        messageId: inbound.id,
+        campaignId: campaign.id,
+      });
+      await record({
+        id: result.id,
+        name: fn.name,
+        arguments: args,
+        status: result.status,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        response: result.body,
+        error: result.error,
+      });
+      if (result.status !== "ok") return { ok: false, retry: false };
+      return { ok: true, output: functionOutputForModel(result.body ?? "") };
+    },
+    async refused(name, rawInput, error) {
+      await record({ name, arguments: rawInput, status: "invalid_arguments", error });
+    },
+  };
 }

@@ -1,7 +1,19 @@
 // Campaigns, the bot state of conversations and the bot job's reads. Account id first everywhere.
-import type { Kysely, Transaction } from "kysely";
+import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
 import type { Dialect } from "../../platform/db/index.ts";
-import type { Bool, CampaignRow, CampaignsTable, Database, MessageRow } from "../../platform/db/schema.ts";
+import type {
+  Bool,
+  BotFunctionCallsTable,
+  BotRepliesTable,
+  CampaignRow,
+  CampaignsTable,
+  ConversationSummariesTable,
+  Database,
+  MessageRow,
+} from "../../platform/db/schema.ts";
+
+export type BotFunctionCallRow = Selectable<BotFunctionCallsTable>;
+export type ConversationSummaryRow = Selectable<ConversationSummariesTable>;
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -190,4 +202,165 @@ export async function setOutgoingState(
     .where("id", "=", campaignId);
   if (onlyFrom) q = q.where("outgoing_state", "=", onlyFrom);
   await q.execute();
+}
+
+// --- Function calls, token use per reply, hand-over summaries (all keyed by account first) ---
+
+export async function insertFunctionCall(db: Q, row: Insertable<BotFunctionCallsTable>): Promise<void> {
+  await db.insertInto("bot_function_calls").values(row).execute();
+}
+
+/** A conversation's function calls, the newest `limit`, oldest first. */
+export async function listFunctionCalls(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  limit: number,
+): Promise<BotFunctionCallRow[]> {
+  const rows = await db
+    .selectFrom("bot_function_calls")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("conversation_id", "=", conversationId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.reverse();
+}
+
+/** Calls and failures per function name since `from`. */
+export async function functionCallStats(
+  db: Q,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<{ name: string; calls: number; failures: number }[]> {
+  const rows = await db
+    .selectFrom("bot_function_calls")
+    .select((eb) => [
+      "name",
+      eb.fn.countAll<number | string>().as("calls"),
+      eb.fn
+        .sum<number | string | null>(eb.case().when("status", "!=", "ok").then(1).else(0).end())
+        .as("failures"),
+    ])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .groupBy("name")
+    .orderBy("name")
+    .execute();
+  return rows.map((r) => ({ name: r.name, calls: Number(r.calls), failures: Number(r.failures ?? 0) }));
+}
+
+export async function insertBotReply(db: Q, row: Insertable<BotRepliesTable>): Promise<void> {
+  await db.insertInto("bot_replies").values(row).execute();
+}
+
+/** Input and output tokens of the LLM's bot replies since `from`. */
+export async function tokenTotals(
+  db: Q,
+  accountId: string,
+  from: number,
+  to: number,
+): Promise<{ input: number; output: number }> {
+  const row = await db
+    .selectFrom("bot_replies")
+    .select((eb) => [
+      eb.fn.sum<number | string | null>("input_tokens").as("input"),
+      eb.fn.sum<number | string | null>("output_tokens").as("output"),
+    ])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .executeTakeFirst();
+  return { input: Number(row?.input ?? 0), output: Number(row?.output ?? 0) };
+}
+
+/** Token use of these bot replies, by message id. */
+export async function tokensOfReplies(
+  db: Q,
+  accountId: string,
+  messageIds: string[],
+): Promise<Map<string, { input: number; output: number }>> {
+  const out = new Map<string, { input: number; output: number }>();
+  if (messageIds.length === 0) return out;
+  const rows = await db
+    .selectFrom("bot_replies")
+    .select(["message_id", "input_tokens", "output_tokens"])
+    .where("account_id", "=", accountId)
+    .where("message_id", "in", messageIds)
+    .execute();
+  for (const r of rows) out.set(r.message_id, { input: r.input_tokens, output: r.output_tokens });
+  return out;
+}
+
+export async function findSummary(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<ConversationSummaryRow | undefined> {
+  return db
+    .selectFrom("conversation_summaries")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("conversation_id", "=", conversationId)
+    .executeTakeFirst();
+}
+
+/** One summary per conversation: a newer one replaces it. */
+export async function saveSummary(db: Q, row: Insertable<ConversationSummariesTable>): Promise<void> {
+  await db
+    .insertInto("conversation_summaries")
+    .values(row)
+    .onConflict((oc) =>
+      oc.column("conversation_id").doUpdateSet({
+        engine: row.engine,
+        summary: row.summary ?? null,
+        questions: row.questions ?? "[]",
+        reason: row.reason ?? null,
+        up_to_message_id: row.up_to_message_id ?? null,
+        created_at: row.created_at,
+      }),
+    )
+    .execute();
+}
+
+/** An erased contact's conversations take their calls, usage and summaries with them. */
+export async function deleteBotRecordsOfConversations(
+  db: Q,
+  accountId: string,
+  conversationIds: string[],
+): Promise<void> {
+  if (conversationIds.length === 0) return;
+  for (const table of ["bot_function_calls", "bot_replies", "conversation_summaries"] as const) {
+    await db
+      .deleteFrom(table)
+      .where("account_id", "=", accountId)
+      .where("conversation_id", "in", conversationIds)
+      .execute();
+  }
+}
+
+export type ThreadMessage = Pick<MessageRow, "id" | "direction" | "sender" | "body" | "bot_outcome">;
+
+/** A conversation's last `limit` text messages, oldest first (through its contact's index). */
+export async function lastTextMessages(
+  db: Q,
+  accountId: string,
+  conversation: { id: string; contact_id: string },
+  limit: number,
+): Promise<ThreadMessage[]> {
+  const rows = await db
+    .selectFrom("messages")
+    .select(["id", "direction", "sender", "body", "bot_outcome"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", conversation.contact_id)
+    .where("conversation_id", "=", conversation.id)
+    .where("type", "=", "text")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.reverse();
 }

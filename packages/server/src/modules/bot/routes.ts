@@ -3,6 +3,8 @@ import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
 import { pageOf } from "../../platform/pagination.ts";
+import { ConversationParams } from "../conversations/schemas.ts";
+import { functionCallsOf, testFunction } from "./function-service.ts";
 import { previewReply } from "./preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
@@ -12,10 +14,15 @@ import {
   CampaignSummaryJson,
   CreateCampaignBody,
   DeleteCampaignResponse,
+  FunctionCallList,
+  FunctionTestBody,
+  FunctionTestJson,
+  FunctionTestParams,
   PreviewBody,
   PreviewJson,
   SaveKnowledgeBody,
   SaveKnowledgeJson,
+  SummaryJson,
   UpdateCampaignBody,
 } from "./schemas.ts";
 import {
@@ -27,6 +34,7 @@ import {
   saveKnowledgeView,
   updateCampaign,
 } from "./service.ts";
+import { summaryFor } from "./summary.ts";
 
 const CAMPAIGN_RULES =
   "name 1–200 characters; knowledge at most 500 entries, each {question (≤ 1,000), answer (≤ 5,000), " +
@@ -37,7 +45,10 @@ const CAMPAIGN_RULES =
 
 export function botRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
-  const outgoingLimits = { maxPerMinute: ctx.config.outgoingMaxPerMinute };
+  const outgoingLimits = {
+    maxPerMinute: ctx.config.outgoingMaxPerMinute,
+    outboundAllowCidrs: ctx.config.outboundAllowCidrs,
+  };
   app.post(
     "/v1/campaigns/:campaignId/preview",
     {
@@ -57,6 +68,73 @@ export function botRoutes(app: App, ctx: AppContext): void {
     },
     async (request) =>
       previewReply(ctx, accountOf(request).id, request.params.campaignId, request.body.message),
+  );
+
+  app.post(
+    "/v1/campaigns/:campaignId/functions/:name/test",
+    {
+      schema: {
+        operationId: "testCampaignFunction",
+        summary: "Test a campaign's custom function with sample arguments (extension)",
+        description:
+          'Calls the saved function as the bot would (a signed POST, with "test": true and no ' +
+          "conversation in the body) and answers what came back. Nothing is recorded or sent to anyone " +
+          "else. Errors: VALIDATION_ERROR (400: the arguments do not match the function's parameters), " +
+          "CAMPAIGN_NOT_FOUND (404), NOT_FOUND (404: no function of that name).",
+        tags: ["campaigns"],
+        params: FunctionTestParams,
+        body: FunctionTestBody,
+        response: { 200: FunctionTestJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) =>
+      testFunction(
+        ctx,
+        accountOf(request).id,
+        request.params.campaignId,
+        request.params.name,
+        request.body.arguments,
+      ),
+  );
+
+  app.get(
+    "/v1/conversations/:conversationId/function-calls",
+    {
+      schema: {
+        operationId: "listFunctionCalls",
+        summary: "The custom function calls the bot made in a conversation (extension)",
+        description:
+          "The newest 200, oldest first: function, arguments, status (ok, error, timeout, blocked, " +
+          "invalid_arguments), HTTP status, duration and the answer shortened to 500 characters. Never " +
+          "sent to the customer. Errors: CONVERSATION_NOT_FOUND (404).",
+        tags: ["conversations"],
+        params: ConversationParams,
+        response: { 200: FunctionCallList, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => ({
+      data: await functionCallsOf(ctx, accountOf(request).id, request.params.conversationId),
+    }),
+  );
+
+  app.get(
+    "/v1/conversations/:conversationId/summary",
+    {
+      schema: {
+        operationId: "getConversationSummary",
+        summary: "A hand-over summary of a conversation (extension)",
+        description:
+          "What the customer wants, what was answered and what is missing, written by the LLM when one " +
+          "is configured (engine llm), and the customer's messages the bot could not answer since a " +
+          "person last wrote (both engines). Written on every hand-over, and here when the stored one " +
+          "does not cover the latest message yet (which may take a few seconds with an LLM). " +
+          "Errors: CONVERSATION_NOT_FOUND (404).",
+        tags: ["conversations"],
+        params: ConversationParams,
+        response: { 200: SummaryJson, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => summaryFor(ctx, accountOf(request).id, request.params.conversationId),
   );
 
   app.post(

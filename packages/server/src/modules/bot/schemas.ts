@@ -154,6 +154,55 @@ const OutgoingJson = Type.Union([
   Type.Null(),
 ]);
 
+/**
+ * A custom function the LLM engine may call. `parameters` is the business's own JSON Schema, so it is
+ * taken as any value here (a typed object would have its properties stripped) and checked in the service.
+ */
+export const BotFunctionBody = Type.Object({
+  name: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: "Letters, digits and _, starting with a letter; unique in the campaign",
+  }),
+  description: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: "When the bot should use it (the model reads this)",
+  }),
+  parameters: Type.Optional(
+    Type.Unknown({
+      description:
+        'A JSON Schema with "type": "object" for the arguments (default: no arguments). The model\'s ' +
+        "arguments are checked against it before the call; a mismatch is refused and the model is told",
+    }),
+  ),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description:
+      "Called with a signed POST (Standard Webhooks, the account's webhook secret): https://, or http:// " +
+      "only for addresses in OUTBOUND_ALLOW_CIDRS",
+  }),
+  timeoutMs: Type.Optional(
+    Type.Integer({ minimum: 1000, maximum: 15000, default: 5000, description: "Time the call may take" }),
+  ),
+});
+
+export const BotFunctionJson = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  parameters: Type.Unknown(),
+  url: Type.String(),
+  timeoutMs: Type.Integer(),
+});
+
+const Functions = Type.Array(BotFunctionBody, {
+  maxItems: 10,
+  description:
+    "Custom functions the LLM engine may call mid-reply (at most 3 calls per reply); a failing or slow " +
+    "function hands the conversation over to a person. The builtin engine ignores them.",
+});
+
 export const CampaignSummaryJson = Type.Object({
   id: Type.String({ description: "cmp_…" }),
   name: Type.String(),
@@ -174,6 +223,7 @@ export const CampaignJson = Type.Object(
   {
     ...CampaignSummaryJson.properties,
     knowledge: Type.Array(KnowledgeEntryJson),
+    functions: Type.Array(BotFunctionJson),
   },
   { description: "A bot campaign (extension)" },
 );
@@ -189,6 +239,7 @@ export const CreateCampaignBody = Type.Object({
   model: Type.Optional(Type.Union([Type.String({ maxLength: LIMITS.model }), Type.Null()])),
   isDefault: Type.Optional(Type.Boolean({ description: "true moves the default flag to this campaign" })),
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
+  functions: Type.Optional(Functions),
 });
 
 export const UpdateCampaignBody = Type.Object({
@@ -206,6 +257,7 @@ export const UpdateCampaignBody = Type.Object({
     }),
   ),
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
+  functions: Type.Optional(Functions),
 });
 
 export const CampaignParams = Type.Object({ campaignId: Type.String({ maxLength: 64 }) });
@@ -223,7 +275,9 @@ export const PreviewBody = Type.Object({
 
 export const PreviewJson = Type.Object({
   engine: Type.Union([Type.Literal("builtin"), Type.Literal("llm")]),
-  outcome: Type.Union([Type.Literal("answer"), Type.Literal("fallback")]),
+  outcome: Type.Union([Type.Literal("answer"), Type.Literal("fallback"), Type.Literal("handover")], {
+    description: "handover: the message asks for a person (the bot would hand over and pause)",
+  }),
   reply: Type.String({ description: "What the bot would send" }),
   entry: Type.Union([
     Type.Object({ index: Type.Integer(), question: Type.Union([Type.String(), Type.Null()]) }),
@@ -233,7 +287,8 @@ export const PreviewJson = Type.Object({
     description: "The builtin engine's confidence in the entry (0–1); null for the LLM engine",
   }),
   reason: Type.Union([Type.String(), Type.Null()], {
-    description: "Why it falls back: no_answer, llm_not_configured, llm_error",
+    description:
+      "Why it falls back: no_answer, llm_not_configured, llm_error; human_requested on a hand-over",
   }),
   closest: Type.Union(
     [
@@ -318,4 +373,65 @@ export const SkippedMemberJson = Type.Object({
   email: Type.Union([Type.String(), Type.Null()]),
   reason: SkipReason,
   skippedAt: Type.String({ description: "ISO 8601 UTC" }),
+});
+
+export const FunctionTestParams = Type.Object({
+  campaignId: Type.String({ maxLength: 64 }),
+  name: Type.String({ maxLength: 64 }),
+});
+
+export const FunctionTestBody = Type.Object({
+  arguments: Type.Optional(
+    Type.Unknown({ description: "Sample arguments (an object matching the function's parameters)" }),
+  ),
+});
+
+export const FunctionTestJson = Type.Object({
+  status: Type.Union([
+    Type.Literal("ok"),
+    Type.Literal("error"),
+    Type.Literal("timeout"),
+    Type.Literal("blocked"),
+  ]),
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Integer(),
+  response: Type.Union([Type.String(), Type.Null()], { description: "The answer's first 2,000 characters" }),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const FunctionCallJson = Type.Object({
+  id: Type.String({ description: "fnc_… (also the webhook-id the function received)" }),
+  messageId: Type.String({ description: "The customer's message the bot was answering" }),
+  name: Type.String(),
+  arguments: Type.Unknown({ description: "As the model gave them (a string when they were not JSON)" }),
+  status: Type.Union([
+    Type.Literal("ok"),
+    Type.Literal("error"),
+    Type.Literal("timeout"),
+    Type.Literal("blocked"),
+    Type.Literal("invalid_arguments"),
+  ]),
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  durationMs: Type.Integer(),
+  response: Type.Union([Type.String(), Type.Null()], {
+    description: "The answer, shortened to 500 characters",
+  }),
+  error: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+});
+
+export const FunctionCallList = Type.Object({ data: Type.Array(FunctionCallJson) });
+
+export const SummaryJson = Type.Object({
+  conversationId: Type.String(),
+  engine: Type.Union([Type.Literal("llm"), Type.Literal("builtin")]),
+  summary: Type.Union([Type.String(), Type.Null()], {
+    description: "What the customer wants, what was answered, what is missing (LLM); null with builtin",
+  }),
+  unansweredQuestions: Type.Array(Type.String(), {
+    description: "The customer's messages the bot could not answer since a person last wrote",
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: "The hand-over reason, if any" }),
+  upToMessageId: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
 });

@@ -10,6 +10,7 @@ import { findChannel, forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
+import { normaliseFunctions, parseFunctions } from "./functions.ts";
 import * as repo from "./repo.ts";
 import type { CampaignListQuery, CreateCampaignBody, OutgoingBody, UpdateCampaignBody } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
@@ -170,9 +171,13 @@ export interface Outgoing {
   ratePerMinute: number;
 }
 
-/** What the outgoing side may be given: the rate ceiling is the server's (OUTGOING_MAX_PER_MINUTE). */
+/**
+ * What the outgoing side may be given: the rate ceiling is the server's (OUTGOING_MAX_PER_MINUTE); and
+ * which plain-http addresses a function URL may use (OUTBOUND_ALLOW_CIDRS).
+ */
 export interface OutgoingLimits {
   maxPerMinute: number;
+  outboundAllowCidrs?: string[];
 }
 
 /** Routes pass the server's limits; a caller without an outgoing side (the default campaign) need not. */
@@ -274,7 +279,11 @@ export function campaignSummaryView(c: CampaignRow) {
 }
 
 export function campaignView(c: CampaignRow) {
-  return { ...campaignSummaryView(c), knowledge: parseKnowledge(c.knowledge) };
+  return {
+    ...campaignSummaryView(c),
+    knowledge: parseKnowledge(c.knowledge),
+    functions: parseFunctions(c.functions),
+  };
 }
 
 /**
@@ -315,6 +324,11 @@ export async function createCampaign(
         : await parseOutgoing(db, accountId, input.outgoing, limitsOf(limits)),
     outgoing_state: null,
     outgoing_reason: null,
+    functions: JSON.stringify(
+      input.functions === undefined
+        ? []
+        : await normaliseFunctions(input.functions, limits?.outboundAllowCidrs ?? []),
+    ),
     created_at: now,
     updated_at: now,
   };
@@ -352,6 +366,11 @@ export async function updateCampaign(
   if (input.model !== undefined) patch.model = optionalModel(input.model);
   if (input.outgoing !== undefined)
     patch.outgoing = await parseOutgoing(db, accountId, input.outgoing, limitsOf(limits));
+  if (input.functions !== undefined) {
+    patch.functions = JSON.stringify(
+      await normaliseFunctions(input.functions, limits?.outboundAllowCidrs ?? []),
+    );
+  }
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { cancelQueuedJobsOfSubjects } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
+import { deleteBotRecordsOfConversations } from "../bot/repo.ts";
 import { deleteVisitorsOfContact } from "../channels/repo.ts";
 import { deleteConversationsOfContact } from "../conversations/repo.ts";
 import { deleteAttemptsOfMessages } from "../delivery/repo.ts";
@@ -24,6 +25,7 @@ export async function eraseContact(ctx: AppContext, accountId: string, contactId
     await deleteAttemptsOfMessages(trx, accountId, messageIds);
     await cancelQueuedJobsOfSubjects(trx, accountId, messageIds);
     const conversationIds = await deleteConversationsOfContact(trx, accountId, contactId);
+    await deleteBotRecordsOfConversations(trx, accountId, conversationIds);
     await removeContactFromAllLists(trx, accountId, contactId);
     // A widget visitor's token stops working with its contact.
     await deleteVisitorsOfContact(trx, accountId, contactId);

@@ -27,8 +27,8 @@ export interface OutboundMessageInput {
   userId?: string | null;
   /** Set when the message must be unique (a bot reply to one inbound message uses "bot:<inboundId>"). */
   externalId?: string | null;
-  /** A bot reply: whether it answered or fell back (the dashboard counts them). */
-  botOutcome?: "answer" | "fallback" | null;
+  /** A bot reply: whether it answered, fell back, or handed over to a person (the dashboard counts them). */
+  botOutcome?: "answer" | "fallback" | "handover" | null;
   /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
   template?: { name: string; language: string; parameters: string[] } | null;
   at?: number;

@@ -6,6 +6,7 @@
 // dashboard_days; only the last days are counted live. The dashboard's cost therefore does not grow
 // with the account's history.
 import type { AppContext } from "../../context.ts";
+import { functionCallStats, tokenTotals } from "../bot/repo.ts";
 import { listAllChannels } from "../channels/repo.ts";
 import { countWaitingForPerson } from "../conversations/repo.ts";
 import { botSpendByDay } from "../credits/repo.ts";
@@ -197,6 +198,9 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
     },
     waitingForPerson: await countWaitingForPerson(ctx.db.kysely, accountId),
     byChannel: await byChannel(ctx, accountId, perChannel),
+    // Calls of the bot's custom functions and the LLM's tokens in the period (read live: both are small).
+    botFunctions: await functionCallStats(ctx.db.kysely, accountId, first * DAY_MS, (today + 1) * DAY_MS),
+    llmTokens: await tokenTotals(ctx.db.kysely, accountId, first * DAY_MS, (today + 1) * DAY_MS),
   };
 }
 

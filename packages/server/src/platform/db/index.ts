@@ -31,6 +31,7 @@ import * as m024 from "./migrations/024_import_modes.ts";
 import * as m025 from "./migrations/025_contact_seen.ts";
 import * as m026 from "./migrations/026_channel_providers.ts";
 import * as m027 from "./migrations/027_message_media_index.ts";
+import * as m028 from "./migrations/028_bot_functions.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -88,6 +89,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "025_contact_seen": m025,
   "026_channel_providers": m026,
   "027_message_media_index": m027,
+  "028_bot_functions": m028,
 };
 
 class StaticMigrations implements MigrationProvider {

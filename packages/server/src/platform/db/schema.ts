@@ -272,6 +272,52 @@ export interface CampaignsTable {
   outgoing_state: "running" | "paused" | "done" | null;
   /** Why it paused: "paused" (a person) or "out_of_credits". */
   outgoing_reason: string | null;
+  /** JSON array of the custom functions the LLM engine may call (bot/functions.ts). */
+  functions: string;
+}
+
+export type FunctionCallStatus = "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";
+
+export interface BotFunctionCallsTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  /** The customer's message the bot was answering. */
+  message_id: string;
+  campaign_id: string;
+  name: string;
+  /** JSON of the arguments as the model gave them (or its raw text when it was not JSON). */
+  arguments: string;
+  status: FunctionCallStatus;
+  status_code: number | null;
+  duration_ms: number;
+  /** The start of the function's answer, shortened for the thread. */
+  response: string | null;
+  error: string | null;
+  created_at: number;
+}
+
+export interface BotRepliesTable {
+  /** The bot reply (an outbound message) this usage belongs to. */
+  message_id: string;
+  account_id: string;
+  conversation_id: string;
+  input_tokens: number;
+  output_tokens: number;
+  function_calls: number;
+  created_at: number;
+}
+
+export interface ConversationSummariesTable {
+  conversation_id: string;
+  account_id: string;
+  engine: "llm" | "builtin";
+  summary: string | null;
+  /** JSON array of the customer's unanswered messages. */
+  questions: Generated<string>;
+  reason: string | null;
+  up_to_message_id: string | null;
+  created_at: number;
 }
 
 export interface CreditTransactionsTable {
@@ -332,6 +378,9 @@ export interface Database {
   events: EventsTable;
   channels: ChannelsTable;
   widget_visitors: WidgetVisitorsTable;
+  bot_function_calls: BotFunctionCallsTable;
+  bot_replies: BotRepliesTable;
+  conversation_summaries: ConversationSummariesTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;
