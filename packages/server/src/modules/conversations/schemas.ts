@@ -19,7 +19,9 @@ export const ConversationJson = Type.Object(
     }),
     humanAlert: Type.Boolean({ description: "A person should look at this conversation" }),
     humanAlertReason: Type.Union([Type.String(), Type.Null()], {
-      description: "no_answer | llm_error | llm_not_configured | out_of_credits",
+      description:
+        "no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function " +
+        "failed) | human_requested (the customer asked for a person; the bot paused itself)",
     }),
     lastMessageAt: Type.String(),
     createdAt: Type.String(),
