@@ -2043,7 +2043,7 @@ export interface operations {
               botActive: boolean;
               /** @description A person should look at this conversation */
               humanAlert: boolean;
-              /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+              /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
               humanAlertReason: string | null;
               lastMessageAt: string;
               createdAt: string;
@@ -2174,7 +2174,7 @@ export interface operations {
             botActive: boolean;
             /** @description A person should look at this conversation */
             humanAlert: boolean;
-            /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
             humanAlertReason: string | null;
             lastMessageAt: string;
             createdAt: string;
@@ -2325,7 +2325,7 @@ export interface operations {
             botActive: boolean;
             /** @description A person should look at this conversation */
             humanAlert: boolean;
-            /** @description no_answer | llm_error | llm_not_configured | out_of_credits */
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
             humanAlertReason: string | null;
             lastMessageAt: string;
             createdAt: string;
