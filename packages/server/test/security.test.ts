@@ -108,6 +108,14 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/conversations/${w.b.conversationId}/bot`,
     body: () => ({ active: false }),
   },
+  "GET /v1/conversations/:conversationId/function-calls": {
+    auth: "key",
+    foreign: (w) => `/v1/conversations/${w.b.conversationId}/function-calls`,
+  },
+  "GET /v1/conversations/:conversationId/summary": {
+    auth: "key",
+    foreign: (w) => `/v1/conversations/${w.b.conversationId}/summary`,
+  },
   "POST /v1/campaigns": key,
   "GET /v1/campaigns": { auth: "key", list: () => "/v1/campaigns" },
   "GET /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
@@ -120,6 +128,11 @@ const TABLE: Record<string, Row> = {
     auth: "key",
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/preview`,
     body: () => ({ message: "hello" }),
+  },
+  "POST /v1/campaigns/:campaignId/functions/:name/test": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/functions/order_status/test`,
+    body: () => ({ arguments: {} }),
   },
   "POST /v1/campaigns/:campaignId/knowledge": {
     auth: "key",

@@ -274,7 +274,8 @@ export async function generateLlmReply(
     // reached `run`: record them, the model was told in the next step.
     for (const step of result.steps) {
       for (const part of step.content) {
-        if (part.type !== "tool-error" || !("invalid" in part && part.invalid)) continue;
+        // The SDK marks such a call on its tool-call part (`invalid`, with the parse error).
+        if (part.type !== "tool-call" || !("invalid" in part && part.invalid)) continue;
         calls++;
         const raw = typeof part.input === "string" ? part.input : JSON.stringify(part.input ?? null);
         await fns.refused(part.toolName, raw, errorText(part.error));
