@@ -44,6 +44,7 @@ export async function deliverThroughChannel(
   const attemptedAt = Date.now();
   const started = performance.now();
   let outcome: SendOutcome;
+  let claimed = false;
   if (!found || !conversation) {
     outcome = failure("channel_deleted", "The conversation's channel was deleted; it cannot be sent", false);
   } else if (found.channel.status === "paused") {
@@ -66,6 +67,7 @@ export async function deliverThroughChannel(
       false,
     );
   } else {
+    claimed = found.channel.type !== "web";
     try {
       outcome = await found.adapter.send(ctx, found.channel, m, {
         address: lastInbound?.from_id ?? null,
@@ -97,14 +99,11 @@ export async function deliverThroughChannel(
       ...attemptRowOf(result, { url: destination, number: previous + 1, trigger, nextAttemptAt: retryAt }),
     });
     if (result.ok) await job.finishIn(trx);
-    await setSendingDone(trx, accountId, m.id);
-    await setDeliveryOutcome(
-      trx,
-      accountId,
-      m.id,
-      outcomeOf(result, at),
-      outcome.ok ? outcome.providerMessageId : undefined,
-    );
+    // The web channel's send is local and never claimed: nothing to clear there.
+    if (claimed) {
+      await setSendingDone(trx, accountId, m.id, outcome.ok ? (outcome.providerMessageId ?? null) : null);
+    }
+    await setDeliveryOutcome(trx, accountId, m.id, outcomeOf(result, at));
     // The inbox (and the widget's visitor stream) hear of Sent / Failed on commit.
     conversationChanged(trx, accountId, m.conversation_id);
   });

@@ -191,18 +191,9 @@ export async function setDeliveryOutcome(
   accountId: string,
   messageId: string,
   outcome: { status: "sent" | "failed"; error: string | null; at: number },
-  providerMessageId?: string,
 ): Promise<void> {
   if (outcome.status === "sent") await messageSent.run(db, { accountId, id: messageId, at: outcome.at });
   else await messageFailed.run(db, { accountId, id: messageId, at: outcome.at, error: outcome.error });
-  if (providerMessageId) {
-    await db
-      .updateTable("messages")
-      .set({ provider_message_id: providerMessageId })
-      .where("account_id", "=", accountId)
-      .where("id", "=", messageId)
-      .execute();
-  }
 }
 
 /**
@@ -228,13 +219,22 @@ export async function claimSending(
   return Number(res.numUpdatedRows) > 0;
 }
 
-export async function setSendingDone(db: Q, accountId: string, messageId: string): Promise<void> {
+/** Ends a claimed hand-over, with the provider's id for the message when it took it (one statement). */
+export async function setSendingDone(
+  db: Q,
+  accountId: string,
+  messageId: string,
+  providerMessageId: string | null,
+): Promise<void> {
   await db
     .updateTable("messages")
-    .set({ sending_since: null })
+    .set(
+      providerMessageId
+        ? { sending_since: null, provider_message_id: providerMessageId }
+        : { sending_since: null },
+    )
     .where("account_id", "=", accountId)
     .where("id", "=", messageId)
-    .where("sending_since", "is not", null)
     .execute();
 }
 
