@@ -552,6 +552,14 @@ describe("bot functions on the LLM engine", () => {
     expect(view.functionCalls).toEqual(calls);
     expect(view.messages.find((m) => m.id === reply!.id)?.llmTokens).toEqual({ input: 320, output: 23 });
     expect(view.messages.find((m) => m.id === inbound)?.llmTokens ?? null).toBeNull();
+
+    // The dashboard counts the calls per function, and the tokens.
+    const dash = await browser.req({ method: "GET", url: "/app/api/dashboard?days=7" });
+    expect(dash.statusCode, dash.body).toBe(200);
+    expect(json<{ botFunctions: unknown; llmTokens: unknown }>(dash)).toMatchObject({
+      botFunctions: [{ name: "order_status", calls: 1, failures: 0 }],
+      llmTokens: { input: 320, output: 23 },
+    });
   });
 
   it("refuses arguments that miss a required property: not sent, recorded, the model is told and retries", async () => {

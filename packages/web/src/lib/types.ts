@@ -63,8 +63,13 @@ export interface Message {
   type: "text" | "reaction";
   sender: "contact" | "bot" | "human" | "api";
   senderName: string | null;
-  /** The bot's replies: answered from the knowledge, or the fallback; null on other messages. */
-  botOutcome: "answer" | "fallback" | null;
+  /**
+   * The bot's replies: answered from the knowledge, the fallback, or the hand-over to a person (the
+   * customer asked for one); null on other messages.
+   */
+  botOutcome: "answer" | "fallback" | "handover" | null;
+  /** An LLM reply's token use; null (or absent) on other messages. */
+  llmTokens?: LlmTokens | null;
   body: string | null;
   status: string;
   error: {
@@ -88,6 +93,46 @@ export interface Message {
 export interface ConversationDetail {
   conversation: Conversation;
   messages: Message[];
+  /** The bot's calls of the campaign's functions, oldest first (absent on an older server). */
+  functionCalls?: FunctionCall[];
+}
+
+export interface LlmTokens {
+  input: number;
+  output: number;
+}
+
+export type FunctionCallStatus = "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";
+
+/** One call the bot made to a campaign's function: shown to the team in the thread, never to the customer. */
+export interface FunctionCall {
+  id: string;
+  /** The customer's message the bot was answering. */
+  messageId: string;
+  name: string;
+  /** A string when the model sent something that is not JSON. */
+  arguments: Record<string, unknown> | string;
+  status: FunctionCallStatus;
+  statusCode: number | null;
+  durationMs: number;
+  /** The function's answer, shortened to 500 characters. */
+  response: string | null;
+  error: string | null;
+  createdAt: string;
+}
+
+/** What the bot tells a person taking over: written on every hand-over, or on demand. */
+export interface ConversationSummary {
+  conversationId: string;
+  engine: "llm" | "builtin";
+  /** The LLM's summary; null with the builtin engine. */
+  summary: string | null;
+  /** The customer's messages the bot could not answer since a person last wrote. */
+  unansweredQuestions: string[];
+  /** Why the bot handed over (a humanAlertReason), or null. */
+  reason: string | null;
+  upToMessageId: string | null;
+  createdAt: string;
 }
 
 export interface Settings {
@@ -217,6 +262,31 @@ export interface CampaignSummary {
 
 export interface Campaign extends CampaignSummary {
   knowledge: KnowledgeEntry[];
+  /** The business's endpoints the LLM engine may call (absent on an older server). */
+  functions?: BotFunction[];
+}
+
+/** A campaign's custom function: an HTTPS endpoint of the business that the LLM engine may call. */
+export interface BotFunction {
+  /** Letters, digits and _, starting with a letter; unique in the campaign. */
+  name: string;
+  /** When the bot should use it (the model reads it). */
+  description: string;
+  /** A JSON Schema of type "object": the arguments the model passes. */
+  parameters: Record<string, unknown>;
+  url: string;
+  /** 1,000 to 15,000 ms. */
+  timeoutMs: number;
+}
+
+/** The answer of a saved function's test call. */
+export interface FunctionTestResult {
+  status: "ok" | "error" | "timeout" | "blocked";
+  statusCode: number | null;
+  durationMs: number;
+  /** The first 2,000 characters of the answer. */
+  response: string | null;
+  error: string | null;
 }
 
 export interface SavedKnowledge {
@@ -228,7 +298,7 @@ export interface SavedKnowledge {
 
 export interface PreviewResult {
   engine: "builtin" | "llm";
-  outcome: "answer" | "fallback";
+  outcome: "answer" | "fallback" | "handover";
   reply: string;
   entry: { index: number; question: string | null } | null;
   confidence: number | null;
@@ -285,6 +355,13 @@ export interface Channel {
   embedSnippet: string | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** The dashboard's calls of one bot function over the period (failures: any status but ok). */
+export interface BotFunctionFigures {
+  name: string;
+  calls: number;
+  failures: number;
 }
 
 /** The dashboard's figures of one channel over the period (channelId null: the custom channel). */

@@ -19,7 +19,8 @@ import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+import type { BotFunction, Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
 
 type Draft = Pick<
@@ -111,7 +112,13 @@ function TryIt({ campaignId }: { campaignId: string }) {
         <Alert
           mt="sm"
           color={r.outcome === "answer" ? "green" : "yellow"}
-          title={r.outcome === "answer" ? "The bot would answer" : "The bot would fall back"}
+          title={
+            r.outcome === "answer"
+              ? "The bot would answer"
+              : r.outcome === "handover"
+                ? "The bot would hand over to a person"
+                : "The bot would fall back"
+          }
           role="status"
           aria-label="Preview result"
         >
@@ -136,7 +143,11 @@ function TryIt({ campaignId }: { campaignId: string }) {
                   }`
                 : r.reason === "llm_not_configured"
                   ? "This campaign uses the LLM, but no LLM provider is set up in Settings."
-                  : "The LLM provider failed."}
+                  : r.reason === "human_requested"
+                    ? "The customer asks for a person: the bot hands over and alerts your team."
+                    : r.reason === "function_error"
+                      ? "A function failed: the bot says a person will follow up and alerts your team."
+                      : "The LLM provider failed."}
           </Text>
         </Alert>
       )}
@@ -152,6 +163,9 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
   // Entries have no ids: a key per entry, kept in step with adds and removals, keeps inputs in place.
   const nextKey = useRef(campaign.knowledge.length);
   const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
+  const [functions, setFunctions] = useState<FunctionDraft[]>(() => functionDraftsOf(campaign.functions));
+  // Parameters that do not parse: shown next to the field, and the campaign is not sent.
+  const [functionsInvalid, setFunctionsInvalid] = useState(false);
   const addEntry = (entry: KnowledgeEntry) => {
     set("knowledge", [...draft.knowledge, entry]);
     setKeys((k) => [...k, nextKey.current++]);
@@ -164,13 +178,14 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
     setKeys((k) => k.filter((_, j) => j !== i));
   };
   const save = useMutation({
-    mutationFn: () =>
+    mutationFn: (fns: BotFunction[]) =>
       api<Campaign>("PATCH", `/campaigns/${campaign.id}`, {
         ...draft,
         model: draft.model?.trim() ? draft.model.trim() : null,
         knowledge: draft.knowledge.filter(
           (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
         ),
+        functions: fns,
       }),
     onSuccess: (saved) => {
       notify("Campaign saved");
@@ -188,7 +203,13 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate();
+        const fns = functionsOf(functions);
+        setFunctionsInvalid(fns === null);
+        if (fns === null) {
+          save.reset();
+          return;
+        }
+        save.mutate(fns);
       }}
       noValidate
     >
@@ -334,6 +355,20 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
               ))}
             </Stack>
           </Paper>
+          <FunctionsSection
+            campaign={campaign}
+            drafts={functions}
+            engine={draft.engine}
+            onChange={(f) => {
+              setFunctions(f);
+              setFunctionsInvalid(false);
+            }}
+          />
+          {functionsInvalid && (
+            <Alert color="red" role="alert" title="Not saved">
+              A function's parameters are not valid JSON; fix them above. Your changes are still here.
+            </Alert>
+          )}
           {save.isError && (
             <Alert color="red" role="alert" title="Not saved">
               {errorMessage(save.error)} Your changes are still here.

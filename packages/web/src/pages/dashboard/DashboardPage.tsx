@@ -6,7 +6,7 @@ import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { api } from "../../lib/api.ts";
 import { CHANNEL_TYPE_LABELS, CHANNELS_KEY, channelKindLabel } from "../../lib/channels.ts";
-import type { Channel, ChannelFigures, Page } from "../../lib/types.ts";
+import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens, Page } from "../../lib/types.ts";
 
 interface Day {
   date: string;
@@ -25,6 +25,10 @@ interface Dashboard {
   waitingForPerson: number;
   /** The period's figures per channel: the custom channel first, then each built-in channel. */
   byChannel?: ChannelFigures[];
+  /** The bot's calls of each campaign function in the period (absent on an older server). */
+  botFunctions?: BotFunctionFigures[];
+  /** Tokens the LLM bot replies used in the period (absent on an older server). */
+  llmTokens?: LlmTokens;
 }
 
 const shortDate = (iso: string) =>
@@ -178,6 +182,9 @@ export function DashboardPage() {
         </Chart>
       </SimpleGrid>
       {data.data.byChannel && <ByChannel rows={data.data.byChannel} />}
+      {(data.data.botFunctions || data.data.llmTokens) && (
+        <BotFunctions rows={data.data.botFunctions ?? []} tokens={data.data.llmTokens ?? null} />
+      )}
       <Group>
         <Text size="xs" c="dimmed">
           Days are UTC. Finished days are computed once and kept; the last two are counted live.
@@ -252,6 +259,60 @@ function ByChannel({ rows }: { rows: ChannelFigures[] }) {
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
+    </Paper>
+  );
+}
+
+const count = new Intl.NumberFormat();
+
+/** The LLM bot's function calls and token use over the 30 days. */
+function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: LlmTokens | null }) {
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="bot-functions-title">
+      <Title order={2} size="h4" mb={4} id="bot-functions-title">
+        Bot functions
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        Last 30 days: how often the LLM bot called each of your campaigns' functions, and how often the call
+        failed (an error, a timeout or invalid arguments).
+      </Text>
+      {rows.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No function calls yet. Add functions to a campaign that uses the LLM engine.
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={360}>
+          <Table aria-label="Bot functions" verticalSpacing={6}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Function</Table.Th>
+                <Table.Th ta="right">Calls</Table.Th>
+                <Table.Th ta="right">Failures</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((r) => (
+                <Table.Tr key={r.name}>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {r.name}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td ta="right">{count.format(r.calls)}</Table.Td>
+                  <Table.Td ta="right" c={r.failures > 0 ? "red.9" : undefined}>
+                    {count.format(r.failures)}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {tokens && (
+        <Text size="sm" mt="sm" aria-label="LLM tokens">
+          LLM tokens: {count.format(tokens.input)} in, {count.format(tokens.output)} out
+        </Text>
+      )}
     </Paper>
   );
 }

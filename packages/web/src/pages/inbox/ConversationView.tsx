@@ -22,20 +22,16 @@ import {
   type Conversation,
   type ConversationDetail,
   contactLabel,
+  type FunctionCall,
   type Message,
   type Session,
   type Team,
 } from "../../lib/types.ts";
+import { FunctionCallItem } from "./FunctionCallItem.tsx";
 import { MessageItem } from "./MessageItem.tsx";
+import { ALERT_REASONS } from "./reasons.ts";
 import { lastLearnable, SaveKnowledge } from "./SaveKnowledge.tsx";
-
-// The reasons the bot hands a conversation to a person (bot/reply-job.ts AlertReason), in words.
-const ALERT_REASONS: Record<string, string> = {
-  no_answer: "The bot had no answer in its knowledge and sent the fallback message.",
-  llm_error: "The LLM provider failed, so the bot sent the fallback message.",
-  llm_not_configured: "The campaign uses the LLM engine but no LLM provider is set up in Settings.",
-  out_of_credits: "The account is out of credits, so the bot did not answer.",
-};
+import { SummaryPanel } from "./SummaryPanel.tsx";
 
 type ConversationPatch = Partial<{
   status: "open" | "resolved";
@@ -73,7 +69,12 @@ export function ConversationView({ conversationId, session }: { conversationId: 
     }
     return <ErrorState error={detail.error} onRetry={() => void detail.refetch()} />;
   }
-  const { conversation: c, messages } = detail.data;
+  const { conversation: c, messages, functionCalls = [] } = detail.data;
+  // What the bot tells the person taking over: while the conversation needs one, or after the bot
+  // handed over and no person has written since.
+  const personWroteAt = messages.findLastIndex((m) => m.sender === "human");
+  const handedOver =
+    c.humanAlert || messages.slice(personWroteAt + 1).some((m) => m.botOutcome === "handover");
   const members = team.data?.members ?? [];
   // Teaching the bot changes what it tells customers: owners and admins, as for editing a campaign.
   const learnable = c.campaignId && session.user.role !== "agent" ? lastLearnable(messages) : null;
@@ -125,6 +126,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
             </Group>
           </Alert>
         )}
+        {handedOver && <SummaryPanel conversationId={conversationId} />}
         <Group gap="xs" wrap="wrap" align="flex-end">
           <Select
             label="Assignee"
@@ -158,6 +160,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
         </Group>
         <Thread
           messages={messages}
+          functionCalls={functionCalls}
           contactName={contactLabel(c.contact)}
           contactSeenAt={c.contactSeenAt}
           onResent={refresh}
@@ -169,13 +172,40 @@ export function ConversationView({ conversationId, session }: { conversationId: 
   );
 }
 
+type ThreadItem = { kind: "message"; message: Message } | { kind: "call"; call: FunctionCall };
+
+/**
+ * Messages and the bot's function calls in one timeline, by time. A call made in the same millisecond
+ * as a message goes after the customer's message and before the bot's reply.
+ */
+function timeline(messages: Message[], calls: FunctionCall[]): ThreadItem[] {
+  const items: ThreadItem[] = [];
+  let j = 0;
+  for (const m of messages) {
+    const at = Date.parse(m.createdAt);
+    for (; j < calls.length; j++) {
+      const call = calls[j] as FunctionCall;
+      const callAt = Date.parse(call.createdAt);
+      if (callAt < at || (callAt === at && m.direction === "outbound")) {
+        items.push({ kind: "call", call });
+      } else break;
+    }
+    items.push({ kind: "message", message: m });
+  }
+  for (; j < calls.length; j++) items.push({ kind: "call", call: calls[j] as FunctionCall });
+  return items;
+}
+
 function Thread({
   messages,
+  functionCalls,
   contactName,
   contactSeenAt,
   onResent,
 }: {
   messages: Message[];
+  /** The bot's calls of the campaign's functions, oldest first: shown to the team only. */
+  functionCalls: FunctionCall[];
   contactName: string;
   /** Where the channel reports it (the website chat): replies sent before it were seen. */
   contactSeenAt: string | null;
@@ -183,7 +213,9 @@ function Thread({
 }) {
   const seenUntil = contactSeenAt ? Date.parse(contactSeenAt) : null;
   const end = useRef<HTMLDivElement>(null);
-  const last = messages.at(-1)?.id;
+  const items = timeline(messages, functionCalls);
+  const lastItem = items.at(-1);
+  const last = lastItem && (lastItem.kind === "message" ? lastItem.message.id : lastItem.call.id);
   useEffect(() => {
     if (last) end.current?.scrollIntoView({ block: "end" });
   }, [last]);
@@ -195,16 +227,26 @@ function Thread({
             No messages yet.
           </Text>
         )}
-        {messages.map((m) => (
-          <li key={m.id}>
-            <MessageItem
-              message={m}
-              contactName={contactName}
-              seen={seenUntil !== null && m.status === "sent" && Date.parse(m.createdAt) <= seenUntil}
-              onResent={onResent}
-            />
-          </li>
-        ))}
+        {items.map((item) =>
+          item.kind === "call" ? (
+            <li key={item.call.id}>
+              <FunctionCallItem call={item.call} />
+            </li>
+          ) : (
+            <li key={item.message.id}>
+              <MessageItem
+                message={item.message}
+                contactName={contactName}
+                seen={
+                  seenUntil !== null &&
+                  item.message.status === "sent" &&
+                  Date.parse(item.message.createdAt) <= seenUntil
+                }
+                onResent={onResent}
+              />
+            </li>
+          ),
+        )}
       </Stack>
       <div ref={end} />
     </ScrollArea.Autosize>

@@ -44,6 +44,12 @@ const STATUS_BADGES: Record<string, { label: string; color: string }> = {
   failed: { label: "Failed", color: "red.9" },
 };
 
+/** The bot's replies that handed the conversation to a person: the fallback, and the hand-over on request. */
+const HANDED_OVER: Record<string, string> = {
+  fallback: "Fallback · a person was alerted",
+  handover: "Hand-over · a person was alerted",
+};
+
 function StatusBadge({ status }: { status: string }) {
   const badge = STATUS_BADGES[status];
   if (!badge) return null;
@@ -102,6 +108,11 @@ export function MessageItem({
           )
         )}
         {m.media && <Media media={m.media} />}
+        {m.sender === "bot" && m.botOutcome && HANDED_OVER[m.botOutcome] && (
+          <Text size="xs" c="orange.9" mt={2}>
+            {HANDED_OVER[m.botOutcome]}
+          </Text>
+        )}
         {m.reactions.length > 0 && (
           <Group gap={4} mt={4} aria-label="Reactions">
             {m.reactions.map((r) => (
