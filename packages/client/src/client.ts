@@ -217,6 +217,12 @@ export class Parley {
       this.#call("replyInConversation", { params: { conversationId }, body, options: o }),
     setBot: (conversationId: string, body: RequestBody<"setConversationBot">, o?: RequestOptions) =>
       this.#call("setConversationBot", { params: { conversationId }, body, options: o }),
+    /** GET /v1/conversations/{id}/summary: what the customer wants, for the person who picks it up. */
+    summary: (conversationId: string, o?: RequestOptions) =>
+      this.#call("getConversationSummary", { params: { conversationId }, options: o }),
+    /** GET /v1/conversations/{id}/function-calls: the custom function calls the bot made there. */
+    functionCalls: (conversationId: string, o?: RequestOptions) =>
+      this.#call("listFunctionCalls", { params: { conversationId }, options: o }),
   };
 
   readonly campaigns = {
@@ -251,6 +257,13 @@ export class Parley {
      */
     saveKnowledge: (campaignId: string, body: RequestBody<"saveKnowledge">, o?: RequestOptions) =>
       this.#call("saveKnowledge", { params: { campaignId }, body, options: o }),
+    /** POST /v1/campaigns/{id}/functions/{name}/test: call a saved custom function with sample arguments. */
+    testFunction: (
+      campaignId: string,
+      name: string,
+      body: RequestBody<"testCampaignFunction">,
+      o?: RequestOptions,
+    ) => this.#call("testCampaignFunction", { params: { campaignId, name }, body, options: o }),
   };
 
   /** Built-in channels: the web chat widget today (its embedSnippet goes on the website). */

@@ -59,6 +59,17 @@ export const OPERATIONS = {
   listConversations: { method: "get", path: "/v1/conversations", idempotent: true },
   getConversation: { method: "get", path: "/v1/conversations/{conversationId}", idempotent: true },
   setConversationBot: { method: "post", path: "/v1/conversations/{conversationId}/bot", idempotent: false },
+  // Rewrites a stale summary at most: the same answer twice.
+  getConversationSummary: {
+    method: "get",
+    path: "/v1/conversations/{conversationId}/summary",
+    idempotent: true,
+  },
+  listFunctionCalls: {
+    method: "get",
+    path: "/v1/conversations/{conversationId}/function-calls",
+    idempotent: true,
+  },
   createCampaign: { method: "post", path: "/v1/campaigns", idempotent: false },
   listCampaigns: { method: "get", path: "/v1/campaigns", idempotent: true },
   getCampaign: { method: "get", path: "/v1/campaigns/{campaignId}", idempotent: true },
@@ -73,6 +84,12 @@ export const OPERATIONS = {
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Saving the same phrasing twice changes nothing; a second new entry would be a duplicate.
   saveKnowledge: { method: "post", path: "/v1/campaigns/{campaignId}/knowledge", idempotent: false },
+  // It calls the business's own endpoint, which may act on it: not repeated by the client.
+  testCampaignFunction: {
+    method: "post",
+    path: "/v1/campaigns/{campaignId}/functions/{name}/test",
+    idempotent: false,
+  },
   createChannel: { method: "post", path: "/v1/channels", idempotent: false },
   listChannels: { method: "get", path: "/v1/channels", idempotent: true },
   getChannel: { method: "get", path: "/v1/channels/{channelId}", idempotent: true },

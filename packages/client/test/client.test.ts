@@ -203,6 +203,9 @@ describe("Parley client against a real server", () => {
     const reply = await parley.conversations.reply(conv.id, { body: "A person answers" });
     expect(reply).toMatchObject({ id: expect.any(String), body: "A person answers" });
     await parley.conversations.setBot(conv.id, { active: false });
+    const summary = await parley.conversations.summary(conv.id);
+    expect(summary).toMatchObject({ conversationId: conv.id, engine: "builtin", summary: null });
+    expect(await parley.conversations.functionCalls(conv.id)).toEqual({ data: [] });
     const history = await parley.contacts.messages(sent.contactId, { limit: 50 });
     expect(history.data.map((x) => x.id)).toEqual(expect.arrayContaining([first.messageId, sent.messageId]));
   });
@@ -261,6 +264,21 @@ describe("Parley client against a real server", () => {
     if (paused.state === "paused") expect(stats.state).toBe("paused");
     const tried = await parley.campaigns.preview(c.id, "anything at all");
     expect(tried).toMatchObject({ outcome: "fallback", reason: "no_answer" });
+    const withFunction = await parley.campaigns.update(c.id, {
+      functions: [
+        {
+          name: "order_status",
+          description: "Looks up an order by its number",
+          parameters: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] },
+          url: receiver.url,
+        },
+      ],
+    });
+    expect(withFunction.functions).toMatchObject([{ name: "order_status", timeoutMs: 5000 }]);
+    const tested = await parley.campaigns.testFunction(c.id, "order_status", {
+      arguments: { orderId: "1234" },
+    });
+    expect(tested).toMatchObject({ status: "ok", statusCode: 200 });
     const saved = await parley.campaigns.saveKnowledge(c.id, {
       question: "Is there a spring sale on helmets?",
       answer: "Yes, 20 % off every helmet until May.",
