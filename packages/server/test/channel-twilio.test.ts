@@ -468,7 +468,16 @@ describe("twilio_sms channel", () => {
       const answer = await botReply(acc.accountId, inbound.id, "failed");
       const view = await getMessage(acc.apiKey, answer.id);
       expect(view.error?.message).toContain("Twilio error 21610: Attempt to send to unsubscribed recipient");
+      expect(view.error).toMatchObject({ errorClass: "opted_out" });
       expect(requestsTo(phone)).toHaveLength(1);
+      // Twilio knows the number unsubscribed (perhaps before Parley did): the contact is marked opted out.
+      const contact = await t.parley.db.kysely
+        .selectFrom("contacts")
+        .select("sms_opted_out_at")
+        .where("account_id", "=", acc.accountId)
+        .where("phone", "=", phone)
+        .executeTakeFirstOrThrow();
+      expect(contact.sms_opted_out_at).not.toBeNull();
       expect(json<Channel>(await call(acc.apiKey, "GET", `/v1/channels/${ch.id}`)).status).toBe("active");
     });
 
@@ -507,10 +516,18 @@ describe("twilio_sms channel", () => {
       const getContact = async () =>
         json<Contact>(await call(acc.apiKey, "GET", `/v1/contacts/${contact.id}`));
       await waitFor(async () => (await getContact()).smsOptedOutAt !== null);
-      // Whatever the bot did with "STOP", nothing more reached Twilio for this number.
+      // The bot does not answer STOP (Twilio confirms the opt-out itself), and nothing more reached Twilio.
       await t.parley.worker.drain();
       const reached = requestsTo(phone).length;
       expect(reached).toBe(1);
+      const botAnswer = (inboundId: string) =>
+        t.parley.db.kysely
+          .selectFrom("messages")
+          .select("id")
+          .where("account_id", "=", acc.accountId)
+          .where("external_id", "=", `bot:${inboundId}`)
+          .executeTakeFirst();
+      expect(await botAnswer(stop.id)).toBeUndefined();
 
       const later = await reply(acc.apiKey, stop.conversation_id, "We miss you");
       await waitFor(async () => (await getMessage(acc.apiKey, later)).status === "failed");
@@ -602,7 +619,7 @@ describe("twilio_sms channel", () => {
       ]);
     });
 
-    it("keywords: Twilio's opt-out and opt-in lists, whole message, any case; HELP is just a message", () => {
+    it("keywords: Twilio's opt-out and opt-in lists, whole message, any case; HELP changes nothing; the bot answers none of them", () => {
       const kinds = (body: string) =>
         parse({ ...base, Body: body, SmsStatus: "received" }).map((e) => e.kind);
       for (const word of [
@@ -621,6 +638,16 @@ describe("twilio_sms channel", () => {
       for (const word of ["START", "yes", "Unstop"]) expect(kinds(word), word).toEqual(["message", "opt_in"]);
       for (const word of ["HELP", "info", "please stop", "stop it", "starting"]) {
         expect(kinds(word), word).toEqual(["message"]);
+      }
+      // Twilio answers its keywords itself: a bot answer on top would be a second, unasked-for text.
+      const keywordFlag = (body: string) => {
+        const m = parse({ ...base, Body: body, SmsStatus: "received" })[0];
+        return m?.kind === "message" ? m.providerKeyword : undefined;
+      };
+      for (const word of ["STOP", " quit", "start", "HELP", "Info"])
+        expect(keywordFlag(word), word).toBe(true);
+      for (const word of ["please stop", "help me with my order", "what are your hours?"]) {
+        expect(keywordFlag(word), word).toBe(false);
       }
     });
 
@@ -646,6 +673,7 @@ describe("twilio_sms channel", () => {
           contact: { phone: "+14155550100" },
           body: "",
           media: null,
+          providerKeyword: false,
         },
       ]);
     });

@@ -209,6 +209,7 @@ async function receiveMessage(
     externalId: event.externalId,
     body,
     media,
+    botReply: !event.providerKeyword,
   });
 }
 

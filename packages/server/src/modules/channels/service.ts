@@ -281,6 +281,8 @@ export interface ChannelMessageInput {
   media?: { contentType: string; size: number; sha256: string } | null;
   /** When the channel received it (unused for ordering today: messages are stored at commit time). */
   at?: number;
+  /** False: the bot does not answer it (an SMS keyword the provider answers itself). */
+  botReply?: boolean;
 }
 
 /**
@@ -301,6 +303,7 @@ export async function acceptChannelMessage(
     fromId: input.fromId ?? input.contactId,
     body: input.body,
     media: input.media ?? null,
+    botReply: input.botReply ?? true,
   });
 }
 

@@ -8,7 +8,7 @@ import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
 import type { SendOutcome } from "../channels/adapters/types.ts";
 import { channelForDelivery, markChannelError } from "../channels/service.ts";
-import { findContactById } from "../contacts/repo.ts";
+import { findContactById, setSmsOptOut } from "../contacts/repo.ts";
 import { findConversationById } from "../conversations/repo.ts";
 import { claimSending, lastInboundOf, setDeliveryOutcome, setSendingDone } from "../messaging/repo.ts";
 import type { AttemptResult } from "./attempt.ts";
@@ -104,6 +104,10 @@ export async function deliverThroughChannel(
       await setSendingDone(trx, accountId, m.id, outcome.ok ? (outcome.providerMessageId ?? null) : null);
     }
     await setDeliveryOutcome(trx, accountId, m.id, outcomeOf(result, at));
+    // The provider knows the number unsubscribed: no further SMS is attempted until it texts START.
+    if (!outcome.ok && outcome.recipientOptedOut && contact?.phone) {
+      await setSmsOptOut(trx, accountId, contact.phone, at);
+    }
     // The inbox (and the widget's visitor stream) hear of Sent / Failed on commit.
     conversationChanged(trx, accountId, m.conversation_id);
   });

@@ -39,6 +39,8 @@ interface ChannelTarget {
   channelId: string;
   /** The channel's campaign: new conversations and the message are routed to it. */
   campaignId: string | null;
+  /** False for a message the bot must not answer (an SMS keyword such as STOP, which the provider answers). */
+  botReply?: boolean;
 }
 
 type PreparedMedia =
@@ -157,6 +159,7 @@ export async function acceptChannelIncoming(
     contactId: m.contactId,
     channelId: m.channelId,
     campaignId: m.campaignId,
+    botReply: m.botReply ?? true,
   });
 }
 
@@ -262,7 +265,9 @@ async function storeIncoming(
         jobs.push(mediaFetchJob.create({ messageId }, { accountId }));
       }
       // Reactions are shown, never answered.
-      if (input.type === "text") jobs.push(botReplyJob.create({ messageId }, { accountId }));
+      if (input.type === "text" && target?.botReply !== false) {
+        jobs.push(botReplyJob.create({ messageId }, { accountId }));
+      }
       await enqueueJobs(trx, jobs);
       return { messageId, conversationId, duplicate: false };
     });

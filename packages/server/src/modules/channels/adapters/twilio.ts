@@ -22,8 +22,10 @@ const KEYS = ["accountSid", "authToken", "from", "messagingServiceSid"] as const
 
 /** Twilio's default opt-out keywords (the whole message, trimmed, any case). */
 const OPT_OUT = new Set(["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"]);
-/** Twilio's default opt-in keywords. (HELP and INFO are just messages here: Twilio answers them.) */
+/** Twilio's default opt-in keywords. */
 const OPT_IN = new Set(["START", "YES", "UNSTOP"]);
+/** Twilio's default help keywords: Twilio answers them; they change nothing here. */
+const HELP = new Set(["HELP", "INFO"]);
 
 /** What the common delivery ErrorCodes of a status callback mean (https://www.twilio.com/docs/api/errors). */
 const ERROR_MEANINGS: Record<string, string> = {
@@ -169,10 +171,11 @@ function messageEvents(payload: Record<string, unknown>): InboundEvent[] {
     : null;
   // SMS senders are phone numbers; a short code or an alphanumeric sender is kept by its address.
   const contact = E164.test(from) ? { phone: from } : { externalId: `tw:${from}` };
-  const events: InboundEvent[] = [
-    { kind: "message", externalId: `tw:${messageSid}`, address: from, contact, body, media },
-  ];
   const keyword = body.trim().toUpperCase();
+  const providerKeyword = OPT_OUT.has(keyword) || OPT_IN.has(keyword) || HELP.has(keyword);
+  const events: InboundEvent[] = [
+    { kind: "message", externalId: `tw:${messageSid}`, address: from, contact, body, media, providerKeyword },
+  ];
   if (E164.test(from) && OPT_OUT.has(keyword)) events.push({ kind: "opt_out", phone: from });
   if (E164.test(from) && OPT_IN.has(keyword)) events.push({ kind: "opt_in", phone: from });
   return events;
@@ -276,6 +279,14 @@ export const twilioAdapter: ChannelAdapter = {
     const code = answer.code === undefined || answer.code === null ? null : String(answer.code);
     const said = typeof answer.message === "string" ? answer.message : text.slice(0, 300);
     const detail = code ? `Twilio error ${code}: ${said}` : said;
+    // 21610: the number texted STOP to this sender, possibly before Parley knew it (or on another app).
+    if (code === "21610") {
+      return {
+        ...failedAnswer("Twilio", status, detail),
+        errorClass: "opted_out",
+        recipientOptedOut: true,
+      };
+    }
     return failedAnswer("Twilio", status, detail, { credentialsRefused: status === 401 || code === "20003" });
   },
 };

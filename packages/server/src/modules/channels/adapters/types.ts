@@ -24,6 +24,8 @@ export type SendOutcome =
       statusCode?: number;
       /** The provider refused the channel's credentials: the channel turns `error` with this message. */
       credentialsRefused?: boolean;
+      /** The provider says the recipient unsubscribed (Twilio 21610): the contact is marked opted out. */
+      recipientOptedOut?: boolean;
     };
 
 /** Who an outbound message goes to, and what the channel needs to know about the conversation. */
@@ -78,6 +80,11 @@ export type InboundEvent =
       contact: { phone?: string; externalId?: string; firstName?: string | null; lastName?: string | null };
       body: string;
       media?: MediaRef | null;
+      /**
+       * A keyword the provider itself answers (Twilio's STOP, START, HELP): kept in the conversation,
+       * never answered by the bot (a second answer to STOP would be a compliance problem).
+       */
+      providerKeyword?: boolean;
     }
   | {
       kind: "status";
