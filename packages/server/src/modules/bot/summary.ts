@@ -30,8 +30,8 @@ const QUESTION_CHARS = 300;
 type Thread = repo.ThreadMessage[];
 
 /**
- * The customer's messages since a person last wrote that no bot answer followed (the bot fell back,
- * handed over, or never replied), oldest first.
+ * The customer's messages since a person last wrote that no bot answer followed (the bot fell back or
+ * never replied), oldest first. A request for a person is not one of them: the hand-over answered it.
  */
 export function unansweredQuestions(thread: Thread): string[] {
   let start = 0;
@@ -43,7 +43,9 @@ export function unansweredQuestions(thread: Thread): string[] {
     const m = thread[i]!;
     if (m.direction !== "inbound" || m.body.trim() === "") continue;
     const next = thread.slice(i + 1).find((n) => n.direction === "outbound");
-    if (next?.sender === "bot" && next.bot_outcome === "answer") continue;
+    // Answered, or the request for a person itself (the hand-over answered it): not a question left open.
+    if (next?.sender === "bot" && (next.bot_outcome === "answer" || next.bot_outcome === "handover"))
+      continue;
     const body = m.body.trim();
     out.push(body.length > QUESTION_CHARS ? `${body.slice(0, QUESTION_CHARS - 1)}…` : body);
   }
