@@ -109,7 +109,7 @@ export function MessageItem({
         )}
         {m.media && <Media media={m.media} />}
         {m.sender === "bot" && m.botOutcome && HANDED_OVER[m.botOutcome] && (
-          <Text size="xs" c="orange.9" mt={2}>
+          <Text size="xs" c="dimmed" fw={600} mt={2}>
             {HANDED_OVER[m.botOutcome]}
           </Text>
         )}
