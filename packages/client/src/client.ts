@@ -242,7 +242,7 @@ export class Parley {
     /** POST /v1/campaigns/{id}/pause: no further first message. */
     pause: (campaignId: string, o?: RequestOptions) =>
       this.#call("pauseCampaign", { params: { campaignId }, options: o }),
-    /** GET /v1/campaigns/{id}/stats: queued, sent, pending, failed, skipped (skippedByReason), replied. */
+    /** GET /v1/campaigns/{id}/stats: queued, sent, pending, failed, skipped (skippedByReason), replied, followUps. */
     stats: (campaignId: string, o?: RequestOptions) =>
       this.#call("getCampaignStats", { params: { campaignId }, options: o }),
     /** GET /v1/campaigns/{id}/skipped: the members the outgoing side skipped, each with its reason. */

@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest, type RouteOptions } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
-import { AppCaches, type AppContext, accountCreatedHooks, type Module } from "./context.ts";
+import { AppCaches, type AppContext, accountCreatedHooks, humanReplyHooks, type Module } from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
 import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
@@ -173,6 +173,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     fetcher,
     storage,
     onAccountCreated: accountCreatedHooks(modules),
+    onHumanReply: humanReplyHooks(modules),
     caches,
     live,
     // A fresh install (no account yet) can be onboarded from elsewhere only with this token.

@@ -3,7 +3,13 @@
 import { parseArgs } from "node:util";
 import { buildApp } from "./app.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
-import { AppCaches, type AppContext, accountCreatedHooks, type CliCommand } from "./context.ts";
+import {
+  AppCaches,
+  type AppContext,
+  accountCreatedHooks,
+  type CliCommand,
+  humanReplyHooks,
+} from "./context.ts";
 import { MODULES } from "./modules/index.ts";
 import { openDatabase } from "./platform/db/index.ts";
 import { AppError } from "./platform/errors.ts";
@@ -178,6 +184,7 @@ async function main(argv: string[]): Promise<void> {
           fetcher,
           storage,
           onAccountCreated: accountCreatedHooks(MODULES),
+          onHumanReply: humanReplyHooks(MODULES),
           caches,
           // Commands publish nothing a browser waits for; the setup token belongs to `serve`.
           live: inProcessLive(),

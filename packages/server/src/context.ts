@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Transaction } from "kysely";
 import type { Config } from "./config.ts";
 import type { Db } from "./platform/db/index.ts";
-import type { Database } from "./platform/db/schema.ts";
+import type { Database, MessageRow } from "./platform/db/schema.ts";
 import type { App } from "./platform/http/types.ts";
 import type { JobWorker } from "./platform/jobs.ts";
 import type { Live } from "./platform/live.ts";
@@ -22,6 +22,8 @@ export interface AppContext {
   storage: ObjectStorage;
   /** What the modules do, in the new account's transaction, when an account is created. */
   onAccountCreated: AccountCreatedHook[];
+  /** What the modules do in the transaction of a person's reply (the bot's follow-up clock). */
+  onHumanReply: HumanReplyHook[];
   /** Caches owned by this app instance (cleared when it closes), never by a module's top level. */
   caches: AppCaches;
   /** "A conversation changed" for the web app's live updates (publish after the commit). */
@@ -43,6 +45,12 @@ export interface NewAccountInfo {
 
 /** A module's part of creating an account (its default campaign, its opening ledger entry). */
 export type AccountCreatedHook = (trx: Transaction<Database>, account: NewAccountInfo) => Promise<void>;
+
+/**
+ * A module's part of a person's reply, in its transaction, after the message is written: lets a module
+ * above the delivery module (the bot) act on it without the delivery module importing it.
+ */
+export type HumanReplyHook = (trx: Transaction<Database>, reply: MessageRow) => Promise<void>;
 
 /** Named caches of one app instance: `get` creates on first use; `clear` empties all (on close). */
 export class AppCaches {
@@ -66,6 +74,10 @@ export class AppCaches {
 /** The hooks of every module, in registration order. */
 export function accountCreatedHooks(modules: Module[]): AccountCreatedHook[] {
   return modules.flatMap((m) => (m.onAccountCreated ? [m.onAccountCreated] : []));
+}
+
+export function humanReplyHooks(modules: Module[]): HumanReplyHook[] {
+  return modules.flatMap((m) => (m.onHumanReply ? [m.onHumanReply] : []));
 }
 
 export type CliValues = Record<string, string | boolean | undefined>;
@@ -92,4 +104,6 @@ export interface Module {
   close?(): Promise<void>;
   /** Runs inside the transaction that creates an account. */
   onAccountCreated?: AccountCreatedHook;
+  /** Runs inside the transaction of a person's reply (inbox or API), after the message is written. */
+  onHumanReply?: HumanReplyHook;
 }

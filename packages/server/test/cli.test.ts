@@ -34,6 +34,7 @@ describe("parley CLI", () => {
       "026_channel_providers",
       "027_message_media_index",
       "028_bot_functions",
+      "029_follow_ups",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -47,6 +47,7 @@ describe("migrations", () => {
         "026_channel_providers",
         "027_message_media_index",
         "028_bot_functions",
+        "029_follow_ups",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -750,8 +750,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A campaign's outgoing progress (extension)
-     * @description queued (members not reached yet), sent, pending, failed, skipped, replied. Errors: CAMPAIGN_NOT_FOUND (404).
+     * A campaign's outgoing progress and follow-ups (extension)
+     * @description queued (members not reached yet), sent, pending, failed, skipped, replied; followUps: the campaign's follow-ups sent and answered. Errors: CAMPAIGN_NOT_FOUND (404).
      */
     get: operations["getCampaignStats"];
     put?: never;
@@ -5812,6 +5812,15 @@ export interface operations {
              */
             timeoutMs?: number;
           }[];
+          /** @description Up to 9 steps sent, one after the other, to a customer who does not answer: step 1 `after` the conversation's last message (a bot reply that answered, or a person's reply), each next step `after` the previous one. Any new message in the conversation stops the steps; a person's reply starts them again. Not sent to resolved conversations, contacts who opted out (SMS STOP, the label no-follow-up) or where the bot is off. Replaced as a whole. */
+          followUps?: {
+            /** @description How long after the conversation's last message (ours: the bot's, a person's or the previous follow-up) the customer has not answered: an ISO 8601 duration PnDTnHnMnS, like PT24H, P2D, PT30M or PT3S, from PT1S to P30D */
+            after: string;
+            /** @description The text sent (1–2,000 characters); {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty, as in the outgoing message */
+            message?: string;
+            /** @description Instead of message, with the LLM engine (engine llm or auto): what the follow-up should say (1–2,000 characters); the LLM writes it from the conversation */
+            instruction?: string;
+          }[];
         };
       };
     };
@@ -5869,6 +5878,11 @@ export interface operations {
               parameters: unknown;
               url: string;
               timeoutMs: number;
+            }[];
+            followUps: {
+              after: string;
+              message?: string;
+              instruction?: string;
             }[];
           };
         };
@@ -6051,6 +6065,11 @@ export interface operations {
               parameters: unknown;
               url: string;
               timeoutMs: number;
+            }[];
+            followUps: {
+              after: string;
+              message?: string;
+              instruction?: string;
             }[];
           };
         };
@@ -6362,6 +6381,15 @@ export interface operations {
              */
             timeoutMs?: number;
           }[];
+          /** @description Up to 9 steps sent, one after the other, to a customer who does not answer: step 1 `after` the conversation's last message (a bot reply that answered, or a person's reply), each next step `after` the previous one. Any new message in the conversation stops the steps; a person's reply starts them again. Not sent to resolved conversations, contacts who opted out (SMS STOP, the label no-follow-up) or where the bot is off. Replaced as a whole. */
+          followUps?: {
+            /** @description How long after the conversation's last message (ours: the bot's, a person's or the previous follow-up) the customer has not answered: an ISO 8601 duration PnDTnHnMnS, like PT24H, P2D, PT30M or PT3S, from PT1S to P30D */
+            after: string;
+            /** @description The text sent (1–2,000 characters); {{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty, as in the outgoing message */
+            message?: string;
+            /** @description Instead of message, with the LLM engine (engine llm or auto): what the follow-up should say (1–2,000 characters); the LLM writes it from the conversation */
+            instruction?: string;
+          }[];
         };
       };
     };
@@ -6419,6 +6447,11 @@ export interface operations {
               parameters: unknown;
               url: string;
               timeoutMs: number;
+            }[];
+            followUps: {
+              after: string;
+              message?: string;
+              instruction?: string;
             }[];
           };
         };
@@ -8177,6 +8210,13 @@ export interface operations {
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
+            /** @description The campaign's follow-ups (campaign JSON followUps) */
+            followUps: {
+              /** @description The campaign's follow-up messages (every step, any status) */
+              sent: number;
+              /** @description Follow-ups the customer answered: the next message of their conversation is the customer's */
+              answered: number;
+            };
           };
         };
       };
@@ -8322,6 +8362,13 @@ export interface operations {
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
+            /** @description The campaign's follow-ups (campaign JSON followUps) */
+            followUps: {
+              /** @description The campaign's follow-up messages (every step, any status) */
+              sent: number;
+              /** @description Follow-ups the customer answered: the next message of their conversation is the customer's */
+              answered: number;
+            };
           };
         };
       };
@@ -8467,6 +8514,13 @@ export interface operations {
             };
             /** @description Contacts who wrote back after their first message */
             replied: number;
+            /** @description The campaign's follow-ups (campaign JSON followUps) */
+            followUps: {
+              /** @description The campaign's follow-up messages (every step, any status) */
+              sent: number;
+              /** @description Follow-ups the customer answered: the next message of their conversation is the customer's */
+              answered: number;
+            };
           };
         };
       };

@@ -65,9 +65,9 @@ export interface Message {
   senderName: string | null;
   /**
    * The bot's replies: answered from the knowledge, the fallback, or the hand-over to a person (the
-   * customer asked for one); null on other messages.
+   * customer asked for one); follow_up on a campaign's follow-up; null on other messages.
    */
-  botOutcome: "answer" | "fallback" | "handover" | null;
+  botOutcome: "answer" | "fallback" | "handover" | "follow_up" | null;
   /** An LLM reply's token use; null (or absent) on other messages. */
   llmTokens?: LlmTokens | null;
   body: string | null;
@@ -232,6 +232,8 @@ export interface OutgoingStats {
   skipped: number;
   skippedByReason: Record<SkipReason, number>;
   replied: number;
+  /** The campaign's follow-ups: sent, and answered by the customer (absent on an older server). */
+  followUps?: { sent: number; answered: number };
 }
 
 export interface SkippedMember {
@@ -264,6 +266,15 @@ export interface Campaign extends CampaignSummary {
   knowledge: KnowledgeEntry[];
   /** The business's endpoints the LLM engine may call (absent on an older server). */
   functions?: BotFunction[];
+  /** Steps sent to a customer who does not answer (absent on an older server). */
+  followUps?: FollowUpStep[];
+}
+
+/** A follow-up step: `after` an ISO 8601 duration (PT24H), then a message, or an instruction for the LLM. */
+export interface FollowUpStep {
+  after: string;
+  message?: string;
+  instruction?: string;
 }
 
 /** A campaign's custom function: an HTTPS endpoint of the business that the LLM engine may call. */

@@ -345,3 +345,48 @@ export async function generateSummaryText(
     },
   };
 }
+
+/**
+ * A follow-up step written by the LLM: the campaign's instructions, the step's instruction and the
+ * conversation so far (its last message is ours, unanswered). Throws on failure or an empty answer.
+ */
+export async function generateFollowUpText(
+  target: LlmTarget,
+  prompt: { instructions: string; instruction: string; history: LlmPrompt["history"] },
+  options: { fetcher: SafeFetcher; timeoutMs: number },
+): Promise<{ text: string; usage: LlmUsage }> {
+  const [{ createOpenAICompatible }, { generateText }] = await Promise.all([
+    import("@ai-sdk/openai-compatible"),
+    import("ai"),
+  ]);
+  const provider = createOpenAICompatible({
+    name: "parley-llm",
+    baseURL: target.baseUrl.replace(/\/+$/, ""),
+    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+    ...(target.tenantUrl ? { fetch: guardedFetch(options.fetcher, options.timeoutMs) } : {}),
+  });
+  const instructions = [
+    prompt.instructions.trim() ||
+      "You are a friendly customer-service assistant for this business. Write briefly and politely.",
+    "The customer has not answered the last message of this conversation. Write one short follow-up " +
+      "message to the customer, as the business, following this instruction. Answer with the message " +
+      "text only, no quotes, no notes.",
+    `Instruction: ${prompt.instruction}`,
+  ].join("\n\n");
+  const result = await generateText({
+    model: provider.chatModel(target.model),
+    instructions,
+    messages: buildMessages(prompt.history),
+    maxRetries: 1,
+    timeout: options.timeoutMs,
+  });
+  const text = result.text.trim();
+  if (text === "") throw new Error("the LLM returned an empty follow-up");
+  return {
+    text,
+    usage: {
+      inputTokens: result.totalUsage.inputTokens ?? 0,
+      outputTokens: result.totalUsage.outputTokens ?? 0,
+    },
+  };
+}

@@ -1,9 +1,10 @@
-// The AI bot: campaigns (routes + CLI), the conversations' bot state, and the `bot.reply` job.
+// The AI bot: campaigns (routes + CLI), the conversations' bot state, and the `bot.reply` and `bot.follow_up` jobs.
 import { readFile } from "node:fs/promises";
 import type { CliValues, Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
+import { followUpHandler, followUpJob, scheduleAfterHumanReply } from "./follow-ups.ts";
 import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
 import { insertCampaign } from "./repo.ts";
 import { botRoutes } from "./routes.ts";
@@ -86,13 +87,17 @@ export function createBotModule(options: BotOptions = {}): Module {
         outgoing_state: null,
         outgoing_reason: null,
         functions: "[]",
+        follow_ups: "[]",
         created_at: account.at,
         updated_at: account.at,
       });
     },
+    // A person's reply starts the campaign's follow-up clock again.
+    onHumanReply: scheduleAfterHumanReply,
     jobs(worker, ctx) {
       worker.register(botReplyJob, botReplyHandler(ctx, options));
       worker.register(summaryJob, summaryHandler(ctx));
+      worker.register(followUpJob, followUpHandler(ctx));
     },
     commands: {
       "campaign create": {

@@ -35,6 +35,7 @@ import {
   type LlmUsage,
   resolveLlmTarget,
 } from "./engine-llm.ts";
+import { parseFollowUps, scheduleFollowUp } from "./follow-ups.ts";
 import {
   argumentErrors,
   type BotFunction,
@@ -306,6 +307,18 @@ export async function runBotReply(
         if (!debited) throw new OutOfCredits();
       }
       await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+      // An answer starts the follow-up clock; a fallback or hand-over leaves the customer waiting for a
+      // person (alert up), who starts it with their reply.
+      if (generated.outcome === "answer") {
+        await scheduleFollowUp(trx, accountId, {
+          conversationId: conversation.id,
+          campaignId: campaign.id,
+          step: 1,
+          afterMessageId: reply.id,
+          at: now,
+          steps: parseFollowUps(campaign.follow_ups),
+        });
+      }
       if (generated.outcome === "handover")
         await conversations.pauseBot(trx, accountId, conversation.id, now);
       if (generated.alert) {

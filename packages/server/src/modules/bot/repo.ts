@@ -1,5 +1,5 @@
 // Campaigns, the bot state of conversations and the bot job's reads. Account id first everywhere.
-import type { Insertable, Kysely, Selectable, Transaction } from "kysely";
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Dialect } from "../../platform/db/index.ts";
 import type {
   Bool,
@@ -363,4 +363,122 @@ export async function lastTextMessages(
     .limit(limit)
     .execute();
   return rows.reverse();
+}
+
+// --- Follow-ups (follow-ups.ts) ---
+
+/** A campaign's follow-up steps as stored (JSON), or undefined when there is no such campaign. */
+export async function followUpsOfCampaign(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("campaigns")
+    .select("follow_ups")
+    .where("account_id", "=", accountId)
+    .where("id", "=", campaignId)
+    .executeTakeFirst();
+  return row?.follow_ups;
+}
+
+export type ConversationMessage = Pick<
+  MessageRow,
+  "id" | "direction" | "sender" | "bot_outcome" | "channel" | "to_id" | "created_at"
+>;
+
+const CONVERSATION_MESSAGE = [
+  "id",
+  "direction",
+  "sender",
+  "bot_outcome",
+  "channel",
+  "to_id",
+  "created_at",
+] as const;
+
+/** A conversation's newest message of any kind (through its contact's index, messages_contact_idx). */
+export async function newestMessageOf(
+  db: Q,
+  accountId: string,
+  conversation: { id: string; contact_id: string },
+): Promise<ConversationMessage | undefined> {
+  return db
+    .selectFrom("messages")
+    .select(CONVERSATION_MESSAGE)
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", conversation.contact_id)
+    .where("conversation_id", "=", conversation.id)
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Who started a run of follow-ups: the newest outbound message of the conversation that is not itself a
+ * follow-up, up to `uptoId` (its sender: "bot" for a bot reply, "human" for a person's reply).
+ */
+export async function followUpRootOf(
+  db: Q,
+  accountId: string,
+  conversation: { id: string; contact_id: string },
+  uptoId: string,
+): Promise<ConversationMessage | undefined> {
+  return db
+    .selectFrom("messages")
+    .select(CONVERSATION_MESSAGE)
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", conversation.contact_id)
+    .where("conversation_id", "=", conversation.id)
+    .where("id", "<=", uptoId)
+    .where("direction", "=", "outbound")
+    .where((eb) => eb.or([eb("bot_outcome", "is", null), eb("bot_outcome", "!=", "follow_up")]))
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** When the customer last wrote in the conversation (the 24-hour window of WhatsApp and Meta starts there). */
+export async function lastInboundAt(
+  db: Q,
+  accountId: string,
+  conversation: { id: string; contact_id: string },
+): Promise<number | null> {
+  const row = await db
+    .selectFrom("messages")
+    .select("created_at")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", conversation.contact_id)
+    .where("conversation_id", "=", conversation.id)
+    .where("direction", "=", "inbound")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Number(row.created_at) : null;
+}
+
+/**
+ * A campaign's follow-ups (through messages_follow_up_idx, whose condition is written as a literal so
+ * both planners use it) and how many were answered: the next message of the conversation is inbound.
+ */
+export async function followUpFigures(
+  db: Q,
+  accountId: string,
+  campaignId: string,
+): Promise<{ sent: number; answered: number }> {
+  const row = await db
+    .selectFrom("messages as f")
+    .select([
+      sql<number | string>`count(*)`.as("sent"),
+      sql<number | string | null>`sum(case when (
+          select n.direction from messages n
+          where n.account_id = f.account_id and n.contact_id = f.contact_id
+            and n.conversation_id = f.conversation_id and n.id > f.id
+          order by n.id limit 1) = 'inbound' then 1 else 0 end)`.as("answered"),
+    ])
+    .where("f.account_id", "=", accountId)
+    .where("f.campaign_id", "=", campaignId)
+    .where("f.bot_outcome", "=", sql.lit("follow_up"))
+    .executeTakeFirstOrThrow();
+  return { sent: Number(row.sent ?? 0), answered: Number(row.answered ?? 0) };
 }

@@ -203,6 +203,56 @@ const Functions = Type.Array(BotFunctionBody, {
     "function hands the conversation over to a person. The builtin engine ignores them.",
 });
 
+/**
+ * One follow-up step. One object with optional fields rather than a union (as knowledge entries): "exactly
+ * one of message and instruction" and the duration are checked in the service, whose messages name the
+ * step (followUps[1].after).
+ */
+export const FollowUpStepBody = Type.Object(
+  {
+    after: Type.String({
+      maxLength: 40,
+      description:
+        "How long after the conversation's last message (ours: the bot's, a person's or the previous " +
+        "follow-up) the customer has not answered: an ISO 8601 duration PnDTnHnMnS, like PT24H, P2D, " +
+        "PT30M or PT3S, from PT1S to P30D",
+    }),
+    message: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "The text sent (1–2,000 characters); {{firstName}}, {{lastName}}, and {{firstName|there}} for a " +
+          "fallback when empty, as in the outgoing message",
+      }),
+    ),
+    instruction: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "Instead of message, with the LLM engine (engine llm or auto): what the follow-up should say " +
+          "(1–2,000 characters); the LLM writes it from the conversation",
+      }),
+    ),
+  },
+  { description: "Exactly one of message and instruction" },
+);
+
+export const FollowUpStepJson = Type.Object({
+  after: Type.String(),
+  message: Type.Optional(Type.String()),
+  instruction: Type.Optional(Type.String()),
+});
+
+const FollowUps = Type.Array(FollowUpStepBody, {
+  maxItems: 9,
+  description:
+    "Up to 9 steps sent, one after the other, to a customer who does not answer: step 1 `after` the " +
+    "conversation's last message (a bot reply that answered, or a person's reply), each next step " +
+    "`after` the previous one. Any new message in the conversation stops the steps; a person's reply " +
+    "starts them again. Not sent to resolved conversations, contacts who opted out (SMS STOP, the label " +
+    "no-follow-up) or where the bot is off. Replaced as a whole.",
+});
+
 export const CampaignSummaryJson = Type.Object({
   id: Type.String({ description: "cmp_…" }),
   name: Type.String(),
@@ -224,6 +274,7 @@ export const CampaignJson = Type.Object(
     ...CampaignSummaryJson.properties,
     knowledge: Type.Array(KnowledgeEntryJson),
     functions: Type.Array(BotFunctionJson),
+    followUps: Type.Array(FollowUpStepJson),
   },
   { description: "A bot campaign (extension)" },
 );
@@ -240,6 +291,7 @@ export const CreateCampaignBody = Type.Object({
   isDefault: Type.Optional(Type.Boolean({ description: "true moves the default flag to this campaign" })),
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
   functions: Type.Optional(Functions),
+  followUps: Type.Optional(FollowUps),
 });
 
 export const UpdateCampaignBody = Type.Object({
@@ -258,6 +310,7 @@ export const UpdateCampaignBody = Type.Object({
   ),
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
   functions: Type.Optional(Functions),
+  followUps: Type.Optional(FollowUps),
 });
 
 export const CampaignParams = Type.Object({ campaignId: Type.String({ maxLength: 64 }) });
@@ -325,6 +378,16 @@ export const OutgoingStats = Type.Object({
     opted_out: Type.Integer({ description: "An SMS campaign's members who texted STOP" }),
   }),
   replied: Type.Integer({ description: "Contacts who wrote back after their first message" }),
+  followUps: Type.Object(
+    {
+      sent: Type.Integer({ description: "The campaign's follow-up messages (every step, any status)" }),
+      answered: Type.Integer({
+        description:
+          "Follow-ups the customer answered: the next message of their conversation is the customer's",
+      }),
+    },
+    { description: "The campaign's follow-ups (campaign JSON followUps)" },
+  ),
 });
 
 export const SaveKnowledgeBody = Type.Object({

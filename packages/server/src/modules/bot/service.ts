@@ -10,6 +10,7 @@ import { findChannel, forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
+import { followUpsView, normaliseFollowUps, parseFollowUps, requireFollowUpEngine } from "./follow-ups.ts";
 import { normaliseFunctions, parseFunctions } from "./functions.ts";
 import * as repo from "./repo.ts";
 import type { CampaignListQuery, CreateCampaignBody, OutgoingBody, UpdateCampaignBody } from "./schemas.ts";
@@ -283,6 +284,7 @@ export function campaignView(c: CampaignRow) {
     ...campaignSummaryView(c),
     knowledge: parseKnowledge(c.knowledge),
     functions: parseFunctions(c.functions),
+    followUps: followUpsView(c.follow_ups),
   };
 }
 
@@ -303,6 +305,8 @@ export async function createCampaign(
   limits?: OutgoingLimits,
 ): Promise<CampaignRow> {
   const now = Date.now();
+  const followUps = normaliseFollowUps(input.followUps ?? []);
+  requireFollowUpEngine(followUps, input.engine ?? "auto");
   const row: CampaignRow = {
     id: newId("campaign"),
     account_id: accountId,
@@ -329,6 +333,7 @@ export async function createCampaign(
         ? []
         : await normaliseFunctions(input.functions, limits?.outboundAllowCidrs ?? []),
     ),
+    follow_ups: JSON.stringify(followUps),
     created_at: now,
     updated_at: now,
   };
@@ -371,10 +376,16 @@ export async function updateCampaign(
       await normaliseFunctions(input.functions, limits?.outboundAllowCidrs ?? []),
     );
   }
+  const followUps = input.followUps === undefined ? undefined : normaliseFollowUps(input.followUps);
+  if (followUps !== undefined) patch.follow_ups = JSON.stringify(followUps);
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
+    // Instruction steps need the LLM engine, whichever of the two this update changes.
+    if (followUps !== undefined || input.engine !== undefined) {
+      requireFollowUpEngine(followUps ?? parseFollowUps(current.follow_ups), input.engine ?? current.engine);
+    }
     if (input.isDefault === false && Number(current.is_default) === 1) {
       throw new AppError(
         "CAMPAIGN_IS_DEFAULT",

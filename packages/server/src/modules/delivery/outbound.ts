@@ -27,8 +27,11 @@ export interface OutboundMessageInput {
   userId?: string | null;
   /** Set when the message must be unique (a bot reply to one inbound message uses "bot:<inboundId>"). */
   externalId?: string | null;
-  /** A bot reply: whether it answered, fell back, or handed over to a person (the dashboard counts them). */
-  botOutcome?: "answer" | "fallback" | "handover" | null;
+  /**
+   * A bot message: whether a reply answered, fell back, or handed over to a person (the dashboard counts
+   * them), or a campaign's follow-up after the customer went quiet.
+   */
+  botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | null;
   /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
   template?: { name: string; language: string; parameters: string[] } | null;
   at?: number;

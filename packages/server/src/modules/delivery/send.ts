@@ -97,7 +97,8 @@ export async function sendCustomChannelMessage(
 
 /**
  * A person's reply from the inbox (or the API extension): pauses the bot on the conversation, since
- * the bot never talks over a human, and goes out like every other outbound message.
+ * the bot never talks over a human, and goes out like every other outbound message. The modules' reply
+ * hooks run in its transaction (the campaign's follow-up clock starts again).
  */
 export async function sendHumanReply(
   ctx: AppContext,
@@ -116,7 +117,7 @@ export async function sendHumanReply(
     const contact = await findContactById(trx, accountId, conversation.contact_id);
     const channel = conversation.channel ?? (await lastChannelOf(trx, accountId, conversation.contact_id));
     await pauseBot(trx, accountId, conversationId, now);
-    return createOutboundMessage(trx, accountId, {
+    const reply = await createOutboundMessage(trx, accountId, {
       conversationId,
       contactId: conversation.contact_id,
       body,
@@ -127,6 +128,8 @@ export async function sendHumanReply(
       userId: userId ?? (await findOwnerUserId(trx, accountId)) ?? null,
       at: now,
     });
+    for (const hook of ctx.onHumanReply) await hook(trx, reply);
+    return reply;
   });
   return message;
 }

@@ -54,10 +54,10 @@ export function outgoingRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "getCampaignStats",
-        summary: "A campaign's outgoing progress (extension)",
+        summary: "A campaign's outgoing progress and follow-ups (extension)",
         description:
-          "queued (members not reached yet), sent, pending, failed, skipped, replied. Errors: " +
-          "CAMPAIGN_NOT_FOUND (404).",
+          "queued (members not reached yet), sent, pending, failed, skipped, replied; followUps: the " +
+          "campaign's follow-ups sent and answered. Errors: CAMPAIGN_NOT_FOUND (404).",
         tags: ["campaigns"],
         params: CampaignParams,
         response: { 200: OutgoingStats, ...errorResponses(400, 401, 404, 429) },

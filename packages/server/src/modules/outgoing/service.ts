@@ -8,7 +8,6 @@
 // resuming, or a restart, never sends anyone the first message twice.
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
-import type { ContactRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import {
   activeJobsOf,
@@ -23,6 +22,7 @@ import { findAccountById } from "../accounts/repo.ts";
 import * as campaigns from "../bot/repo.ts";
 import { outgoingOf, requireCampaign } from "../bot/service.ts";
 import { findChannel } from "../channels/repo.ts";
+import { render } from "../contacts/placeholders.ts";
 import {
   findConversationOnChannel,
   findOrCreateConversation,
@@ -58,25 +58,6 @@ class Stop extends Error {
   }
 }
 
-/** `{{firstName}}`, `{{firstName|there}}` (a fallback when the field is empty), lastName, phone, email. */
-export function render(
-  template: string,
-  c: Pick<ContactRow, "first_name" | "last_name" | "phone" | "email">,
-): string {
-  const fields: Record<string, string | null> = {
-    firstname: c.first_name,
-    lastname: c.last_name,
-    phone: c.phone,
-    email: c.email,
-  };
-  return template.replace(/\{\{\s*(\w+)\s*(?:\|([^}]*))?\}\}/g, (whole, name: string, fallback?: string) => {
-    const key = name.toLowerCase();
-    if (!(key in fields)) return whole;
-    const value = fields[key]?.trim();
-    return value ? value : (fallback ?? "").trim();
-  });
-}
-
 async function ensureJob(trx: Parameters<typeof enqueueJobs>[0], accountId: string, campaignId: string) {
   const active = await activeJobsOf(trx, accountId, outgoingJob.type, campaignId);
   if (active.length === 0) await enqueueJobs(trx, [outgoingJob.create({ campaignId }, { accountId })]);
@@ -108,6 +89,7 @@ export async function pauseOutgoing(ctx: AppContext, accountId: string, campaign
 export async function outgoingStats(ctx: AppContext, accountId: string, campaignId: string) {
   const c = await requireCampaign(ctx.db, accountId, campaignId);
   const o = outgoingOf(c);
+  const followUps = await campaigns.followUpFigures(ctx.db.kysely, accountId, campaignId);
   const f = o
     ? await repo.sendFigures(ctx.db.kysely, accountId, campaignId, o.listId)
     : {
@@ -139,6 +121,7 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
       opted_out: f.optedOut,
     },
     replied: f.replied,
+    followUps,
   };
 }
 

@@ -32,6 +32,7 @@ import * as m025 from "./migrations/025_contact_seen.ts";
 import * as m026 from "./migrations/026_channel_providers.ts";
 import * as m027 from "./migrations/027_message_media_index.ts";
 import * as m028 from "./migrations/028_bot_functions.ts";
+import * as m029 from "./migrations/029_follow_ups.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -90,6 +91,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "026_channel_providers": m026,
   "027_message_media_index": m027,
   "028_bot_functions": m028,
+  "029_follow_ups": m029,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -274,6 +274,8 @@ export interface CampaignsTable {
   outgoing_reason: string | null;
   /** JSON array of the custom functions the LLM engine may call (bot/functions.ts). */
   functions: string;
+  /** JSON array of the follow-up steps (bot/follow-ups.ts). */
+  follow_ups: string;
 }
 
 export type FunctionCallStatus = "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";

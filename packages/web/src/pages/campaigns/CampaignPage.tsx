@@ -20,6 +20,7 @@ import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import { canManage } from "../../lib/session.ts";
 import type { BotFunction, Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
 
@@ -164,6 +165,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
   const nextKey = useRef(campaign.knowledge.length);
   const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
   const [functions, setFunctions] = useState<FunctionDraft[]>(() => functionDraftsOf(campaign.functions));
+  const [followUps, setFollowUps] = useState<FollowUpDraft[]>(() => followUpDraftsOf(campaign.followUps));
   // Parameters that do not parse: shown next to the field, and the campaign is not sent.
   const [functionsInvalid, setFunctionsInvalid] = useState(false);
   const addEntry = (entry: KnowledgeEntry) => {
@@ -186,6 +188,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
           (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
         ),
         functions: fns,
+        followUps: followUpsOf(followUps),
       }),
     onSuccess: (saved) => {
       notify("Campaign saved");
@@ -363,6 +366,12 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
               setFunctions(f);
               setFunctionsInvalid(false);
             }}
+          />
+          <FollowUpsSection
+            campaign={campaign}
+            drafts={followUps}
+            engine={draft.engine}
+            onChange={setFollowUps}
           />
           {functionsInvalid && (
             <Alert color="red" role="alert" title="Not saved">

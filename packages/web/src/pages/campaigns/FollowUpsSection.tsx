@@ -1,0 +1,225 @@
+// A campaign's follow-ups: up to 9 steps sent to a customer who went quiet, each a wait and a message
+// (or, with the LLM engine, an instruction the LLM writes the message from). Edited here as part of the
+// campaign (saved with its Save button), with how many went out and how many got an answer.
+import {
+  Alert,
+  Button,
+  Group,
+  NumberInput,
+  Paper,
+  SegmentedControl,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  Textarea,
+  Title,
+} from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { useRef } from "react";
+import { api } from "../../lib/api.ts";
+import type { Campaign, FollowUpStep, OutgoingStats } from "../../lib/types.ts";
+
+/** At most this many steps on a campaign (the server refuses more). */
+export const MAX_FOLLOW_UPS = 9;
+
+type Unit = "seconds" | "minutes" | "hours" | "days";
+const UNIT_SECONDS: Record<Unit, number> = { seconds: 1, minutes: 60, hours: 3_600, days: 86_400 };
+const UNITS: { value: Unit; label: string }[] = [
+  { value: "minutes", label: "minutes" },
+  { value: "hours", label: "hours" },
+  { value: "days", label: "days" },
+  { value: "seconds", label: "seconds" },
+];
+
+/** One step as typed. */
+export interface FollowUpDraft {
+  /** A key per row, kept in step with adds and removals (not sent). */
+  key: number;
+  amount: number | string;
+  unit: Unit;
+  kind: "message" | "instruction";
+  text: string;
+}
+
+const DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
+
+/** PT24H → 1 day; P1DT2H → 26 hours: the largest unit the wait is a whole number of. */
+export function waitOf(after: string): { amount: number; unit: Unit } {
+  const m = DURATION.exec(after.trim().toUpperCase());
+  const seconds = m
+    ? Number(m[1] ?? 0) * 86_400 + Number(m[2] ?? 0) * 3_600 + Number(m[3] ?? 0) * 60 + Number(m[4] ?? 0)
+    : 0;
+  if (seconds <= 0) return { amount: 24, unit: "hours" };
+  for (const unit of ["days", "hours", "minutes"] as const) {
+    if (seconds % UNIT_SECONDS[unit] === 0) return { amount: seconds / UNIT_SECONDS[unit], unit };
+  }
+  return { amount: seconds, unit: "seconds" };
+}
+
+/** 2 days → P2D, 30 minutes → PT30M (what the server stores). */
+export function durationOf(amount: number | string, unit: Unit): string {
+  const n = typeof amount === "number" ? amount : Number(amount);
+  // Not a whole number: sent as typed, and the server's answer names the step.
+  const v = Number.isInteger(n) ? String(n) : String(amount).trim() || "0";
+  return unit === "days" ? `P${v}D` : `PT${v}${unit === "hours" ? "H" : unit === "minutes" ? "M" : "S"}`;
+}
+
+export function followUpDraftsOf(steps: FollowUpStep[] | undefined): FollowUpDraft[] {
+  return (steps ?? []).map((s, i) => ({
+    key: i,
+    ...waitOf(s.after),
+    kind: s.instruction !== undefined ? "instruction" : "message",
+    text: s.instruction ?? s.message ?? "",
+  }));
+}
+
+/** The steps to save (the server checks them and names a step it refuses). */
+export function followUpsOf(drafts: FollowUpDraft[]): FollowUpStep[] {
+  return drafts.map((d) =>
+    d.kind === "instruction"
+      ? { after: durationOf(d.amount, d.unit), instruction: d.text }
+      : { after: durationOf(d.amount, d.unit), message: d.text },
+  );
+}
+
+export function FollowUpsSection({
+  campaign,
+  drafts,
+  engine,
+  onChange,
+}: {
+  campaign: Campaign;
+  drafts: FollowUpDraft[];
+  /** The engine as chosen in the form. */
+  engine: Campaign["engine"];
+  onChange: (drafts: FollowUpDraft[]) => void;
+}) {
+  const nextKey = useRef(drafts.length);
+  const stats = useQuery({
+    queryKey: ["campaign", campaign.id, "stats"],
+    queryFn: () => api<OutgoingStats>("GET", `/campaigns/${campaign.id}/stats`),
+  });
+  const figures = stats.data?.followUps;
+  const set = (i: number, patch: Partial<FollowUpDraft>) =>
+    onChange(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
+  const add = () =>
+    onChange([
+      ...drafts,
+      {
+        key: nextKey.current++,
+        amount: 24,
+        unit: "hours",
+        kind: "message",
+        text:
+          drafts.length === 0
+            ? "Still there, {{firstName|there}}? Just reply here if you have a question."
+            : "",
+      },
+    ]);
+  const remove = (i: number) => onChange(drafts.filter((_, j) => j !== i));
+
+  return (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="follow-ups-heading">
+      <Group justify="space-between" mb={4}>
+        <Title order={2} size="h4" id="follow-ups-heading">
+          Follow-ups
+        </Title>
+        <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
+          Add follow-up
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed" mb="sm">
+        Sent when a customer has not answered our last message (a bot answer or a person's reply): the first
+        after its wait, each next one after the one before. Any message from the customer stops them; a
+        person's reply starts them again. Never sent to resolved conversations, to contacts who texted STOP or
+        have the label no-follow-up, or while the bot is off for them. Each is charged like a bot reply. Up to{" "}
+        {MAX_FOLLOW_UPS}.
+      </Text>
+      {engine === "builtin" && drafts.some((d) => d.kind === "instruction") && (
+        <Alert color="yellow" mb="sm" role="note">
+          The builtin engine cannot write a follow-up from an instruction: give a message, or choose the LLM
+          engine.
+        </Alert>
+      )}
+      {figures && (
+        <SimpleGrid cols={2} maw={320} mb="sm" aria-label="Follow-up results">
+          <div>
+            <Text size="xs" c="dimmed">
+              Sent
+            </Text>
+            <Text fw={700}>{figures.sent}</Text>
+          </div>
+          <div>
+            <Text size="xs" c="dimmed">
+              Answered
+            </Text>
+            <Text fw={700}>{figures.answered}</Text>
+          </div>
+        </SimpleGrid>
+      )}
+      <Stack gap="sm">
+        {drafts.length === 0 && (
+          <Text size="sm" c="dimmed">
+            No follow-ups: a customer who goes quiet is not written to again.
+          </Text>
+        )}
+        {drafts.map((d, i) => {
+          const name = `Follow-up ${i + 1}`;
+          return (
+            <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={name}>
+              <Stack gap={6}>
+                <Group align="flex-end" gap="xs">
+                  <NumberInput
+                    label={`${name}: wait`}
+                    description={i === 0 ? "After our last message" : "After the previous follow-up"}
+                    min={1}
+                    allowDecimal={false}
+                    value={d.amount}
+                    onChange={(v) => set(i, { amount: v })}
+                    w={180}
+                  />
+                  <Select
+                    label={`${name}: unit`}
+                    data={UNITS}
+                    value={d.unit}
+                    onChange={(v) => v && set(i, { unit: v as Unit })}
+                    allowDeselect={false}
+                    w={140}
+                  />
+                  <SegmentedControl
+                    aria-label={`${name}: what to send`}
+                    value={d.kind}
+                    onChange={(v) => set(i, { kind: v as FollowUpDraft["kind"] })}
+                    data={[
+                      { value: "message", label: "Message" },
+                      { value: "instruction", label: "Instruction for the LLM" },
+                    ]}
+                  />
+                </Group>
+                <Textarea
+                  label={d.kind === "message" ? `${name}: message` : `${name}: instruction`}
+                  description={
+                    d.kind === "message"
+                      ? "{{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty"
+                      : "The LLM writes the message from the conversation, for example: remind them of the offer they asked about"
+                  }
+                  autosize
+                  minRows={2}
+                  value={d.text}
+                  onChange={(e) => set(i, { text: e.currentTarget.value })}
+                  maxLength={2000}
+                />
+                <Group justify="flex-end">
+                  <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>
+                    Remove follow-up
+                  </Button>
+                </Group>
+              </Stack>
+            </Paper>
+          );
+        })}
+      </Stack>
+    </Paper>
+  );
+}
