@@ -170,8 +170,8 @@ function makeHelpers(getApp: () => TestApp, getSystem: () => BusinessSystem) {
   const t = () => getApp();
   const sys = () => getSystem();
   const h = {
-    async shop(knowledge: { question: string; answer: string }[] = []): Promise<Shop> {
-      const acc = await t().account();
+    async shop(knowledge: { question: string; answer: string }[] = [], credits?: number): Promise<Shop> {
+      const acc = await t().account(credits === undefined ? {} : { credits });
       const hook = `/hook/${++seq}`;
       await updateSettings(t().parley.db, acc.accountId, { webhook_url: `${sys().base}${hook}` });
       const shop = { ...acc, hook, campaignId: "" };
@@ -869,6 +869,60 @@ describe("bot functions on the LLM engine", () => {
 // App P: a platform LLM but no OUTBOUND_ALLOW_CIDRS: a function on a private address is blocked at call
 // time (https:// passes the save-time check; the address guard refuses localhost when calling).
 // ---------------------------------------------------------------------------------------------------
+
+describe("credits: a reply that used functions costs what a reply costs", () => {
+  let app: TestApp;
+  let sys: BusinessSystem;
+  const h = makeHelpers(
+    () => app,
+    () => sys,
+  );
+  beforeAll(async () => {
+    [app, sys] = await Promise.all([
+      startTestApp({
+        LLM_BASE_URL: stub.baseUrl,
+        LLM_API_KEY: "platform-key",
+        LLM_MODEL: "platform-model",
+        BOT_METERING: "all",
+        BOT_REPLY_COST: "1",
+      }),
+      startBusinessSystem(),
+    ]);
+  });
+  afterAll(async () => {
+    await app.close();
+    await sys.close();
+  });
+  beforeEach(() => stub.reset());
+
+  it("two function calls and three model calls: one debit of one reply", async () => {
+    const shop = await h.shop([], 5);
+    const { path } = await h.withFunction(shop);
+    script((_req, n) =>
+      n < 2
+        ? { toolCalls: [{ name: "order_status", arguments: { orderId: String(1234 + n) } }] }
+        : { content: "Both orders have shipped." },
+    );
+    const inbound = await h.send(shop, "Where are my orders 1234 and 1235?");
+    await h.drain();
+    const reply = await h.reply(shop, inbound);
+    expect(reply?.body).toBe("Both orders have shipped.");
+    expect(h.hitsOf(path)).toHaveLength(2);
+    const debits = await app.parley.db.kysely
+      .selectFrom("credit_transactions")
+      .select(["amount", "message_id"])
+      .where("account_id", "=", shop.accountId)
+      .where("kind", "=", "bot_reply")
+      .execute();
+    expect(debits).toEqual([{ amount: -100, message_id: reply!.id }]);
+    const balance = await app.parley.db.kysely
+      .selectFrom("accounts")
+      .select("credits")
+      .where("id", "=", shop.accountId)
+      .executeTakeFirstOrThrow();
+    expect(balance.credits).toBe(400);
+  });
+});
 
 describe("a function on a private address (no OUTBOUND_ALLOW_CIDRS)", () => {
   let app: TestApp;
