@@ -166,6 +166,22 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * The chat model of a target, with the AI SDK loaded on first use. The platform endpoint is
+ * operator-trusted (e.g. Ollama on localhost) and uses Node's fetch; an account's own URL goes through
+ * the SSRF guard.
+ */
+async function chatModelOf(target: LlmTarget, fetcher: SafeFetcher, timeoutMs: number) {
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  const provider = createOpenAICompatible({
+    name: "parley-llm",
+    baseURL: target.baseUrl.replace(/\/+$/, ""),
+    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+    ...(target.tenantUrl ? { fetch: guardedFetch(fetcher, timeoutMs) } : {}),
+  });
+  return provider.chatModel(target.model);
+}
+
 export interface LlmUsage {
   inputTokens: number;
   outputTokens: number;
@@ -220,19 +236,12 @@ export async function generateLlmReply(
   prompt: LlmPrompt,
   options: { fetcher: SafeFetcher; timeoutMs: number; functions?: LlmFunctions },
 ): Promise<LlmOutcome> {
-  const [{ createOpenAICompatible }, { generateText, jsonSchema, stepCountIs, tool }] = await Promise.all([
-    import("@ai-sdk/openai-compatible"),
-    import("ai"),
-  ]);
   const fns = options.functions && options.functions.defs.length > 0 ? options.functions : null;
   const timeoutMs = options.timeoutMs + (fns ? FUNCTIONS_EXTRA_MS : 0);
-  const provider = createOpenAICompatible({
-    name: "parley-llm",
-    baseURL: target.baseUrl.replace(/\/+$/, ""),
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-    // The platform endpoint is operator-trusted (e.g. Ollama on localhost) and uses Node's fetch.
-    ...(target.tenantUrl ? { fetch: guardedFetch(options.fetcher, timeoutMs) } : {}),
-  });
+  const [{ generateText, jsonSchema, stepCountIs, tool }, model] = await Promise.all([
+    import("ai"),
+    chatModelOf(target, options.fetcher, timeoutMs),
+  ]);
   let calls = 0;
   let failed = false;
   const tools = fns
@@ -256,7 +265,7 @@ export async function generateLlmReply(
       )
     : undefined;
   const result = await generateText({
-    model: provider.chatModel(target.model),
+    model,
     instructions: buildSystemPrompt(prompt.instructions, prompt.passages, fns !== null),
     messages: buildMessages(prompt.history),
     maxRetries: 1,
@@ -315,21 +324,15 @@ export async function generateSummaryText(
   history: LlmPrompt["history"],
   options: { fetcher: SafeFetcher; timeoutMs: number },
 ): Promise<{ text: string; usage: LlmUsage }> {
-  const [{ createOpenAICompatible }, { generateText }] = await Promise.all([
-    import("@ai-sdk/openai-compatible"),
+  const [{ generateText }, model] = await Promise.all([
     import("ai"),
+    chatModelOf(target, options.fetcher, options.timeoutMs),
   ]);
-  const provider = createOpenAICompatible({
-    name: "parley-llm",
-    baseURL: target.baseUrl.replace(/\/+$/, ""),
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-    ...(target.tenantUrl ? { fetch: guardedFetch(options.fetcher, options.timeoutMs) } : {}),
-  });
   const transcript = history
     .map((m) => `${m.direction === "inbound" ? "Customer" : "Business"}: ${m.body}`)
     .join("\n");
   const result = await generateText({
-    model: provider.chatModel(target.model),
+    model,
     instructions: SUMMARY_INSTRUCTIONS,
     messages: [{ role: "user", content: `Conversation so far:\n${transcript}` }],
     maxRetries: 1,
@@ -355,16 +358,10 @@ export async function generateFollowUpText(
   prompt: { instructions: string; instruction: string; history: LlmPrompt["history"] },
   options: { fetcher: SafeFetcher; timeoutMs: number },
 ): Promise<{ text: string; usage: LlmUsage }> {
-  const [{ createOpenAICompatible }, { generateText }] = await Promise.all([
-    import("@ai-sdk/openai-compatible"),
+  const [{ generateText }, model] = await Promise.all([
     import("ai"),
+    chatModelOf(target, options.fetcher, options.timeoutMs),
   ]);
-  const provider = createOpenAICompatible({
-    name: "parley-llm",
-    baseURL: target.baseUrl.replace(/\/+$/, ""),
-    ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-    ...(target.tenantUrl ? { fetch: guardedFetch(options.fetcher, options.timeoutMs) } : {}),
-  });
   const instructions = [
     prompt.instructions.trim() ||
       "You are a friendly customer-service assistant for this business. Write briefly and politely.",
@@ -374,7 +371,7 @@ export async function generateFollowUpText(
     `Instruction: ${prompt.instruction}`,
   ].join("\n\n");
   const result = await generateText({
-    model: provider.chatModel(target.model),
+    model,
     instructions,
     messages: buildMessages(prompt.history),
     maxRetries: 1,
