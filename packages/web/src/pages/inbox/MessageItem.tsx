@@ -44,10 +44,14 @@ const STATUS_BADGES: Record<string, { label: string; color: string }> = {
   failed: { label: "Failed", color: "red.9" },
 };
 
-/** The bot's replies that handed the conversation to a person: the fallback, and the hand-over on request. */
-const HANDED_OVER: Record<string, string> = {
+/**
+ * What kind of bot message it is, where that matters to the team: the replies that handed the
+ * conversation to a person (the fallback, the hand-over on request), and a campaign's follow-up.
+ */
+const BOT_NOTE: Record<string, string> = {
   fallback: "Fallback · a person was alerted",
   handover: "Hand-over · a person was alerted",
+  follow_up: "Follow-up · sent because the customer had not answered",
 };
 
 function StatusBadge({ status }: { status: string }) {
@@ -108,9 +112,9 @@ export function MessageItem({
           )
         )}
         {m.media && <Media media={m.media} />}
-        {m.sender === "bot" && m.botOutcome && HANDED_OVER[m.botOutcome] && (
+        {m.sender === "bot" && m.botOutcome && BOT_NOTE[m.botOutcome] && (
           <Text size="xs" c="dimmed" fw={600} mt={2}>
-            {HANDED_OVER[m.botOutcome]}
+            {BOT_NOTE[m.botOutcome]}
           </Text>
         )}
         {m.reactions.length > 0 && (
