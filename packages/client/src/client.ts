@@ -118,6 +118,11 @@ export class Parley {
   readonly account = {
     /** GET /v1/account: the calling account's settings. */
     get: (o?: RequestOptions) => this.#call("getAccount", { options: o }),
+    /** GET /v1/account/business-hours: the hours (null: not set, always open), open now, the next opening. */
+    getBusinessHours: (o?: RequestOptions) => this.#call("getBusinessHours", { options: o }),
+    /** PUT /v1/account/business-hours: replaces them as a whole; `{ businessHours: null }` clears them. */
+    setBusinessHours: (body: RequestBody<"setBusinessHours">, o?: RequestOptions) =>
+      this.#call("setBusinessHours", { body, options: o }),
   };
 
   readonly contacts = {

@@ -18,6 +18,9 @@ export interface OperationSpec {
 
 export const OPERATIONS = {
   getAccount: { method: "get", path: "/v1/account", idempotent: true },
+  getBusinessHours: { method: "get", path: "/v1/account/business-hours", idempotent: true },
+  // Replaces the hours as a whole: the same body twice gives the same hours.
+  setBusinessHours: { method: "put", path: "/v1/account/business-hours", idempotent: true },
   createContact: { method: "post", path: "/v1/contacts", idempotent: false },
   lookupContact: { method: "get", path: "/v1/contacts", idempotent: true },
   getContact: { method: "get", path: "/v1/contacts/{contactId}", idempotent: true },

@@ -59,6 +59,25 @@ describe("Parley client against a real server", () => {
     expect(a.webhookUrl).toBe(receiver.url);
   });
 
+  it("account.setBusinessHours and getBusinessHours", async () => {
+    const set = await parley.account.setBusinessHours({
+      businessHours: {
+        timezone: "Europe/Berlin",
+        days: { monday: [{ open: "09:00", close: "17:00" }] },
+        holidays: ["2026-12-25"],
+      },
+    });
+    expect(set.businessHours?.days.monday).toEqual([{ open: "09:00", close: "17:00" }]);
+    const got = await parley.account.getBusinessHours();
+    expect(got.businessHours?.timezone).toBe("Europe/Berlin");
+    expect(typeof got.openNow).toBe("boolean");
+    const err = await parley.account
+      .setBusinessHours({ businessHours: { timezone: "Nowhere/Town", days: {} } })
+      .catch((e) => e);
+    expect(err).toMatchObject({ status: 400, code: "VALIDATION_ERROR" });
+    expect((await parley.account.setBusinessHours({ businessHours: null })).businessHours).toBeNull();
+  });
+
   it("contacts: create (201, then the same phone returns the existing one), lookup, get, update, replace", async () => {
     const c = await parley.contacts.create({
       firstName: "Ada",

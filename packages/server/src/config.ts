@@ -63,6 +63,15 @@ export interface Config {
    * sweep removes it; far longer than any write takes to commit the row that names its file.
    */
   storageOrphanGraceMs: number;
+  /**
+   * SMTP_URL (smtp:// or smtps://, user and password in the URL) and SMTP_FROM: where e-mails
+   * (notifications, password resets, invitations) go out. Null: they are logged, not sent.
+   */
+  smtp: { url: string; from: string } | null;
+  /** DELIVERY_HEALTH_CHECK_SECONDS (60): how often the "deliveries keep failing" check runs. */
+  deliveryHealthCheckMs: number;
+  /** NOTIFICATION_DIGEST_SECONDS (600): at most one notification e-mail per person and kind in this time. */
+  notificationDigestMs: number;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -254,12 +263,36 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: secretKey(env, "PARLEY_SECRET_KEY"),
     storage: storageLocation(env),
     storageOrphanGraceMs: int(env, "STORAGE_ORPHAN_GRACE_SECONDS", 3600, 1, 30 * 86400) * 1000,
+    smtp: smtp(env),
+    notificationDigestMs: int(env, "NOTIFICATION_DIGEST_SECONDS", 600, 1, 86_400) * 1000,
+    deliveryHealthCheckMs: int(env, "DELIVERY_HEALTH_CHECK_SECONDS", 60, 1, 86_400) * 1000,
     providers: {
       metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),
       telegramApiUrl: baseUrl(env, "TELEGRAM_API_URL", "https://api.telegram.org"),
       twilioApiUrl: baseUrl(env, "TWILIO_API_URL", "https://api.twilio.com"),
     },
   };
+}
+
+function smtp(env: Env): Config["smtp"] {
+  const raw = str(env, "SMTP_URL");
+  const from = str(env, "SMTP_FROM") ?? "Parley <parley@localhost>";
+  if (raw === null) return null;
+  // The URL carries the SMTP password: no error message repeats it.
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {}
+  if (!parsed || (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:") || !parsed.hostname) {
+    throw new ConfigError("SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…");
+  }
+  // "Name <address>" or a bare address: nodemailer accepts both; anything else would be refused per message.
+  if (!/^[^<>@\s]+@[^<>@\s]+$|^[^<>]*<[^<>@\s]+@[^<>@\s]+>$/.test(from)) {
+    throw new ConfigError(
+      `SMTP_FROM must be an address like parley@example.com or "Parley <parley@example.com>", got "${from}"`,
+    );
+  }
+  return { url: raw, from };
 }
 
 function storageLocation(env: Env): S3Location | null {

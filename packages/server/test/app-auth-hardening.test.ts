@@ -45,6 +45,15 @@ describe("logs", () => {
       // The token once used, and a path below it that does not exist.
       await t.inject({ method: "GET", url: `/app/api/invites/${token}` });
       await t.inject({ method: "GET", url: `/app/api/invites/${token}/nope` });
+      // A password-reset token, on the page and on the API (unknown or not, it is a secret).
+      const resetToken = "Zr4nd0mResetT0kenZr4nd0mResetT0ken123";
+      await t.inject({ method: "GET", url: `/reset-password/${resetToken}` });
+      await t.inject({ method: "GET", url: `/app/api/password-resets/${resetToken}` });
+      await t.inject({
+        method: "POST",
+        url: `/app/api/password-resets/${resetToken}`,
+        payload: { password: "a long enough new password" },
+      });
       // A state-changing request carries the CSRF header; a wrong one is logged too.
       const csrf = owner.csrf;
       expect((await owner.req({ method: "PATCH", url: "/app/api/settings", payload: {} })).statusCode).toBe(
@@ -58,7 +67,9 @@ describe("logs", () => {
       });
       expect(logs.lines.length).toBeGreaterThan(10);
       expect(logs.text).toContain("/app/api/invites/[REDACTED]");
-      for (const secret of [token, token.slice(0, 20), csrf, csrf.slice(0, 20), setupToken]) {
+      expect(logs.text).toContain("/app/api/password-resets/[REDACTED]");
+      expect(logs.text).toContain("/reset-password/[REDACTED]");
+      for (const secret of [token, token.slice(0, 20), csrf, csrf.slice(0, 20), setupToken, resetToken]) {
         expect(logs.text).not.toContain(secret);
       }
     } finally {

@@ -35,6 +35,10 @@ describe("parley CLI", () => {
       "027_message_media_index",
       "028_bot_functions",
       "029_follow_ups",
+      "030_notifications",
+      "031_business_hours",
+      "032_password_resets",
+      "033_conversation_notes",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

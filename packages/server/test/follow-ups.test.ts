@@ -10,6 +10,7 @@ import { type Browser, signIn } from "./app-helpers.ts";
 import { balanceOf, json, startTestApp, type TestApp } from "./helpers.ts";
 import { type ChatRequest, type LlmStub, startLlmStub, textOf } from "./llm-stub.ts";
 import { type Receiver, startReceiver } from "./receiver.ts";
+import { type MetaStandIn, metaSignature, startMetaStandIn, whatsappMessages } from "./stand-ins/meta.ts";
 
 const KNOWLEDGE = [{ question: "Do you deliver?", answer: "Yes, we deliver every day." }];
 const ASK = "do you deliver?";
@@ -158,11 +159,85 @@ let app: TestApp;
 let llmApp: TestApp;
 let receiver: Receiver;
 let stub: LlmStub;
+let meta: MetaStandIn;
+
+// --- WhatsApp, against the Meta stand-in (stand-ins/meta.ts) ---
+
+const PHONE_NUMBER_ID = "106540352242922";
+const APP_SECRET = "5e0c7a9b2d4f6e8a1c3b5d7f9e0a2c4b";
+
+interface WhatsApp {
+  channelId: string;
+  /** What Parley sent to Meta through this channel (its token is its own). */
+  sends: () => Record<string, unknown>[];
+}
+
+async function whatsappChannel(shop: Shop): Promise<WhatsApp> {
+  const token = `EAAGfollowUps${++seq}${shop.accountId}`;
+  meta.tokens.add(token);
+  const channel = await ok<{ id: string }>(shop, "POST", "/v1/channels", {
+    type: "whatsapp",
+    name: "Our WhatsApp",
+    config: {
+      phoneNumberId: PHONE_NUMBER_ID,
+      accessToken: token,
+      appSecret: APP_SECRET,
+      verifyToken: "follow-ups-verify",
+    },
+  });
+  return {
+    channelId: channel.id,
+    sends: () =>
+      meta
+        .sends()
+        .filter((r) => r.authorization === `Bearer ${token}`)
+        .map((r) => r.body ?? {}),
+  };
+}
+
+/** A customer's WhatsApp message, signed as Meta sends it; answers the bot's reply once it is Sent. */
+async function whatsappSays(shop: Shop, wa: WhatsApp, waId: string, name: string, body: string) {
+  const payload = JSON.stringify(
+    whatsappMessages(PHONE_NUMBER_ID, { waId, name }, [{ type: "text", text: { body } }]),
+  );
+  const res = await shop.t.inject({
+    method: "POST",
+    url: `/v1/channels/${wa.channelId}/inbound`,
+    headers: {
+      "content-type": "application/json",
+      "x-hub-signature-256": metaSignature(APP_SECRET, payload),
+    },
+    payload,
+  });
+  if (res.statusCode !== 200) throw new Error(`inbound: ${res.statusCode} ${res.body}`);
+  return until("the bot's WhatsApp reply, sent", () =>
+    shop.t.parley.db.kysely
+      .selectFrom("messages")
+      .selectAll()
+      .where("account_id", "=", shop.accountId)
+      .where("to_id", "=", waId)
+      .where("bot_outcome", "=", "answer")
+      .where("status", "=", "sent")
+      .executeTakeFirst(),
+  );
+}
+
+/** The customer's last message in the conversation was 25 hours ago: WhatsApp's window is closed. */
+const windowClosed = (shop: Shop, conversationId: string) =>
+  shop.t.parley.db.write((trx) =>
+    trx
+      .updateTable("messages")
+      .set({ created_at: Date.now() - 25 * 3_600_000 })
+      .where("account_id", "=", shop.accountId)
+      .where("conversation_id", "=", conversationId)
+      .where("direction", "=", "inbound")
+      .execute(),
+  );
 
 beforeAll(async () => {
-  [receiver, stub] = await Promise.all([startReceiver(), startLlmStub()]);
+  [receiver, stub, meta] = await Promise.all([startReceiver(), startLlmStub(), startMetaStandIn()]);
   [app, llmApp] = await Promise.all([
-    startTestApp({ BOT_METERING: "all" }),
+    startTestApp({ BOT_METERING: "all", META_GRAPH_URL: meta.url }),
     startTestApp({ LLM_BASE_URL: stub.baseUrl, LLM_API_KEY: "platform-key", LLM_MODEL: "platform-model" }),
   ]);
   app.parley.worker.start();
@@ -170,7 +245,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all([app?.close(), llmApp?.close()]);
-  await Promise.all([receiver?.close(), stub?.close()]);
+  await Promise.all([receiver?.close(), stub?.close(), meta?.close()]);
 });
 
 describe.concurrent("follow-ups", () => {
@@ -458,5 +533,291 @@ describe.concurrent("follow-ups", () => {
       .executeTakeFirst();
     expect(usage).toEqual({ input_tokens: 40, output_tokens: 9 });
     expect(stub.requests.filter(isFollowUp)).toHaveLength(1);
+  });
+
+  it("a step's WhatsApp template: kept as given, refused naming the field (400, nothing changes)", async ({
+    expect,
+  }) => {
+    const template = { name: "still_there", language: "en_US", parameters: [" {{firstName|there}} ", "42"] };
+    const shop = await shopWith(app, receiver, {
+      followUps: [
+        { after: "PT24H", message: "Still there?", whatsappTemplate: template },
+        { after: "P2D", message: "Last call", whatsappTemplate: { name: "last_call", language: "en" } },
+        { after: "P3D", message: "Bye", whatsappTemplate: null },
+      ],
+    });
+    const saved = [
+      {
+        after: "PT24H",
+        message: "Still there?",
+        whatsappTemplate: {
+          name: "still_there",
+          language: "en_US",
+          parameters: ["{{firstName|there}}", "42"],
+        },
+      },
+      {
+        after: "P2D",
+        message: "Last call",
+        whatsappTemplate: { name: "last_call", language: "en", parameters: [] },
+      },
+      { after: "P3D", message: "Bye" },
+    ];
+    const url = `/v1/campaigns/${shop.campaignId}`;
+    expect((await ok<{ followUps: unknown[] }>(shop, "GET", url)).followUps).toEqual(saved);
+    const step = (whatsappTemplate: unknown) => [
+      { after: "PT1H", message: "x" },
+      { after: "PT2H", message: "y", whatsappTemplate },
+    ];
+    const refused: [unknown, RegExp][] = [
+      [{ language: "en_US" }, /followUps\[1\]\.whatsappTemplate\.name is required/],
+      [
+        { name: "Still There", language: "en_US" },
+        /followUps\[1\]\.whatsappTemplate\.name must be the approved/,
+      ],
+      [{ name: "x".repeat(513), language: "en" }, /followUps\[1\]\.whatsappTemplate\.name must be/],
+      [{ name: "still_there" }, /followUps\[1\]\.whatsappTemplate\.language is required/],
+      [
+        { name: "still_there", language: "en-US" },
+        /followUps\[1\]\.whatsappTemplate\.language must be a WhatsApp language code/,
+      ],
+      [{ name: "still_there", language: "english" }, /followUps\[1\]\.whatsappTemplate\.language/],
+      [
+        { name: "still_there", language: "en", parameters: Array.from({ length: 11 }, () => "p") },
+        /followUps\[1\]\.whatsappTemplate\.parameters must have at most 10 items/,
+      ],
+      [
+        { name: "still_there", language: "en", parameters: ["ok", "  "] },
+        /followUps\[1\]\.whatsappTemplate\.parameters\[1\] must not be empty/,
+      ],
+      [
+        { name: "still_there", language: "en", parameters: ["x".repeat(1025)] },
+        /followUps\[1\]\.whatsappTemplate\.parameters\[0\] must be at most 1024 characters/,
+      ],
+      // Types are the schema's: the field is named too.
+      [{ name: 7, language: "en" }, /followUps\.1\.whatsappTemplate\.name must be string/],
+      ["still_there", /followUps\.1\.whatsappTemplate must be object/],
+    ];
+    for (const [whatsappTemplate, message] of refused) {
+      const patch = await call(shop, "PATCH", url, { followUps: step(whatsappTemplate) });
+      expect(patch.statusCode, patch.body).toBe(400);
+      const error = json<{ error: { code: string; message: string } }>(patch).error;
+      expect(error.code).toBe("VALIDATION_ERROR");
+      expect(error.message).toMatch(message);
+      const post = await call(shop, "POST", "/v1/campaigns", {
+        name: `refused ${++seq}`,
+        followUps: step(whatsappTemplate),
+      });
+      expect(post.statusCode, post.body).toBe(400);
+    }
+    expect((await ok<{ followUps: unknown[] }>(shop, "GET", url)).followUps).toEqual(saved);
+  });
+
+  it("WhatsApp: the message within the 24-hour window, the template outside it (parameters filled), none without a template", async ({
+    expect,
+  }) => {
+    const template = {
+      name: "still_there",
+      language: "en_US",
+      parameters: ["{{firstName|friend}}", "Dana Bikes"],
+    };
+    const shop = await shopWith(app, receiver, {
+      followUps: [
+        { after: "PT3S", message: "Still there, {{firstName|friend}}?", whatsappTemplate: template },
+      ],
+    });
+    const plain = await shopWith(app, receiver, { followUps: [{ after: "PT3S", message: "Still there?" }] });
+    const [wa, waPlain] = await Promise.all([whatsappChannel(shop), whatsappChannel(plain)]);
+    const [inside, outside, untemplated] = await Promise.all([
+      whatsappSays(shop, wa, "14155550301", "Ann", ASK),
+      whatsappSays(shop, wa, "14155550302", "Bo", ASK),
+      whatsappSays(plain, waPlain, "14155550303", "Cy", ASK),
+    ]);
+    await Promise.all([
+      windowClosed(shop, outside.conversation_id),
+      windowClosed(plain, untemplated.conversation_id),
+    ]);
+    const sentIn = async (s: Shop, conversationId: string) =>
+      until("the follow-up, sent", async () => {
+        const rows = await followUpsIn(s, conversationId);
+        return rows[0]?.status === "sent" ? rows : undefined;
+      });
+    const [[text], [templated]] = await Promise.all([
+      sentIn(shop, inside.conversation_id),
+      sentIn(shop, outside.conversation_id),
+      settled(plain, untemplated.id),
+    ]);
+    // Within the window: the step's message, as free text.
+    expect([text!.body, text!.template]).toEqual(["Still there, Ann?", null]);
+    expect(
+      wa
+        .sends()
+        .filter((s) => s.to === "14155550301")
+        .at(-1),
+    ).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "14155550301",
+      type: "text",
+      text: { preview_url: false, body: "Still there, Ann?" },
+    });
+    // Outside it: the approved template, its parameters filled for the contact; the inbox shows which.
+    expect(templated!.body).toBe('WhatsApp template still_there (en_US): "Bo", "Dana Bikes"');
+    expect(JSON.parse(templated!.template!)).toEqual({
+      name: "still_there",
+      language: "en_US",
+      parameters: ["Bo", "Dana Bikes"],
+    });
+    expect(
+      wa
+        .sends()
+        .filter((s) => s.to === "14155550302")
+        .at(-1),
+    ).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: "14155550302",
+      type: "template",
+      template: {
+        name: "still_there",
+        language: { code: "en_US" },
+        components: [
+          {
+            type: "body",
+            parameters: [
+              { type: "text", text: "Bo" },
+              { type: "text", text: "Dana Bikes" },
+            ],
+          },
+        ],
+      },
+    });
+    // A step without a template is skipped outside the window: nothing written, nothing sent.
+    expect(await followUpsIn(plain, untemplated.conversation_id)).toEqual([]);
+    expect(waPlain.sends().filter((s) => s.to === "14155550303")).toHaveLength(1);
+    expect((await stats(shop)).followUps).toEqual({ sent: 2, answered: 0 });
+  });
+
+  it("an outgoing campaign's first message starts the clock: on WhatsApp its follow-up goes out as the step's template", async ({
+    expect,
+  }) => {
+    const shop = await shopWith(app, receiver, {});
+    const wa = await whatsappChannel(shop);
+    const list = await ok<{ id: string }>(shop, "POST", "/v1/lists", { name: "Spring customers" });
+    const contact = await ok<{ id: string }>(shop, "POST", "/v1/contacts", {
+      firstName: "Eve",
+      phone: "+14155550401",
+    });
+    await ok(shop, "POST", `/v1/lists/${list.id}/contacts`, { contactId: contact.id });
+    const campaign = await ok<{ id: string }>(shop, "POST", "/v1/campaigns", {
+      name: "Spring sale",
+      status: "live",
+      knowledge: KNOWLEDGE,
+      outgoing: {
+        message: "Our spring sale starts today, {{firstName|there}}!",
+        listId: list.id,
+        channelId: wa.channelId,
+        template: { name: "spring_sale", language: "en_US", parameters: ["{{firstName|there}}"] },
+        ratePerMinute: 600,
+      },
+      followUps: [
+        {
+          after: "PT2S",
+          message: "Did you see our sale, {{firstName|there}}?",
+          whatsappTemplate: { name: "sale_reminder", language: "en", parameters: ["{{firstName|there}}"] },
+        },
+      ],
+    });
+    await ok(shop, "POST", `/v1/campaigns/${campaign.id}/start`);
+    const first = await until("the first message", () =>
+      shop.t.parley.db.kysely
+        .selectFrom("messages")
+        .selectAll()
+        .where("account_id", "=", shop.accountId)
+        .where("campaign_id", "=", campaign.id)
+        .where("bot_outcome", "is", null)
+        .executeTakeFirst(),
+    );
+    // Its step-1 job was written with it.
+    expect(await jobsAfter(shop, first.id)).toHaveLength(1);
+    const [f1] = await until("the follow-up after the first message", async () => {
+      const rows = await followUpsIn(shop, first.conversation_id);
+      return rows[0]?.status === "sent" ? rows : undefined;
+    });
+    expect(f1!.external_id).toBe(`followup:${first.id}:1`);
+    expect(f1!.campaign_id).toBe(campaign.id);
+    expect(f1!.created_at - first.created_at).toBeGreaterThanOrEqual(2_000);
+    // Eve never wrote: WhatsApp's window was never open, so the template goes out.
+    expect(f1!.body).toBe('WhatsApp template sale_reminder (en): "Eve"');
+    expect(wa.sends().map((s) => (s.template as { name?: string } | undefined)?.name)).toEqual([
+      "spring_sale",
+      "sale_reminder",
+    ]);
+    expect(wa.sends()[1]).toMatchObject({
+      to: "14155550401",
+      type: "template",
+      template: {
+        name: "sale_reminder",
+        language: { code: "en" },
+        components: [{ type: "body", parameters: [{ type: "text", text: "Eve" }] }],
+      },
+    });
+    await settled(shop, f1!.id);
+    expect(await followUpsIn(shop, first.conversation_id)).toHaveLength(1);
+    const figures = await ok<{ followUps: unknown }>(shop, "GET", `/v1/campaigns/${campaign.id}/stats`);
+    expect(figures.followUps).toEqual({ sent: 1, answered: 0 });
+  });
+
+  it("the Meta stand-in takes a template send as Meta documents it and refuses a malformed one as Meta does", async ({
+    expect,
+  }) => {
+    const token = `EAAGstandIn${++seq}`;
+    meta.tokens.add(token);
+    const send = async (template: unknown) => {
+      const res = await fetch(`${meta.url}/v21.0/${PHONE_NUMBER_ID}/messages`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          messaging_product: "whatsapp",
+          to: "14155550000",
+          type: "template",
+          template,
+        }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const accepted = await send({
+      name: "still_there",
+      language: { code: "en_US" },
+      components: [{ type: "body", parameters: [{ type: "text", text: "Ann" }] }],
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({
+      messaging_product: "whatsapp",
+      messages: [{ id: expect.any(String) }],
+    });
+    expect((await send({ name: "still_there", language: { code: "en" } })).status).toBe(200);
+    expect(await send({ language: { code: "en" } })).toMatchObject({
+      status: 400,
+      body: {
+        error: {
+          message: "(#100) Invalid parameter",
+          type: "OAuthException",
+          code: 100,
+          error_data: { messaging_product: "whatsapp", details: "Parameter name is missing or empty" },
+          fbtrace_id: expect.any(String),
+        },
+      },
+    });
+    expect(await send({ name: "still_there", language: "en" })).toMatchObject({
+      status: 400,
+      body: { error: { code: 100, error_data: { details: "Parameter language is missing or empty" } } },
+    });
+    const emptyText = await send({
+      name: "still_there",
+      language: { code: "en" },
+      components: [{ type: "body", parameters: [{ type: "text", text: "" }] }],
+    });
+    expect(emptyText).toMatchObject({ status: 400, body: { error: { code: 131008 } } });
   });
 });

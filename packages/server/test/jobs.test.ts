@@ -48,6 +48,10 @@ describe("migrations", () => {
         "027_message_media_index",
         "028_bot_functions",
         "029_follow_ups",
+        "030_notifications",
+        "031_business_hours",
+        "032_password_resets",
+        "033_conversation_notes",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

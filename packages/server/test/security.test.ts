@@ -21,6 +21,8 @@ type Row = {
 const key: Row = { auth: "key" };
 const TABLE: Record<string, Row> = {
   "GET /v1/account": { auth: "key" },
+  "GET /v1/account/business-hours": key,
+  "PUT /v1/account/business-hours": { auth: "key", body: () => ({ businessHours: null }) },
   "POST /v1/contacts": key,
   "GET /v1/contacts": {
     auth: "key",
@@ -196,13 +198,16 @@ const TABLE: Record<string, Row> = {
 /** Routes outside the table's concern: health, the document, the docs page, the static web app. */
 const NOT_API = /^\/(healthz|readyz|docs|v1\/openapi\.json|assets|\*|$)/;
 
-/** Web-app routes that are open by design (onboarding, sign-in, invite links). */
+/** Web-app routes that are open by design (onboarding, sign-in, invite and password-reset links). */
 const APP_OPEN = new Set([
   "GET /app/api/onboarding",
   "POST /app/api/onboarding",
   "POST /app/api/session",
   "GET /app/api/invites/:token",
   "POST /app/api/invites/:token/accept",
+  "POST /app/api/password-resets",
+  "GET /app/api/password-resets/:token",
+  "POST /app/api/password-resets/:token",
 ]);
 
 /**

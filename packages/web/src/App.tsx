@@ -8,8 +8,10 @@ import { useSession } from "./lib/session.ts";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { AgencyPage } from "./pages/agency/AgencyPage.tsx";
 import { SubaccountPage } from "./pages/agency/SubaccountPage.tsx";
+import { ForgotPasswordPage } from "./pages/auth/ForgotPasswordPage.tsx";
 import { InvitePage } from "./pages/auth/InvitePage.tsx";
 import { OnboardingPage } from "./pages/auth/OnboardingPage.tsx";
+import { ResetPasswordPage } from "./pages/auth/ResetPasswordPage.tsx";
 import { SignInPage } from "./pages/auth/SignInPage.tsx";
 import { CampaignPage } from "./pages/campaigns/CampaignPage.tsx";
 import { CampaignsPage } from "./pages/campaigns/CampaignsPage.tsx";
@@ -73,6 +75,8 @@ export function App() {
       <Route path="/onboarding" element={<OnboardingPage />} />
       <Route path="/signin" element={<SignInPage />} />
       <Route path="/invite/:token" element={<InvitePage />} />
+      <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+      <Route path="/reset-password/:token" element={<ResetPasswordPage />} />
       {me ? (
         <Route element={<AppLayout session={me} />}>
           <Route path="/" element={<Navigate to="/dashboard" replace />} />

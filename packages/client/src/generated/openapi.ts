@@ -19,6 +19,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/account/business-hours": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's business hours, and whether it is open now (extension)
+     * @description businessHours null: not set (always open). openingTime is what {{openingTime}} writes in messages: the next opening in the account's zone, or now.
+     */
+    get: operations["getBusinessHours"];
+    /**
+     * Set or clear the account's business hours (extension)
+     * @description Replaces them as a whole; {"businessHours": null} clears them. timezone an IANA zone (Europe/Berlin); days monday…sunday, each up to 4 ranges {open, close} HH:MM with open before close (close may be 24:00), not overlapping, a missing or empty day closed, at least one day open; holidays up to 100 dates YYYY-MM-DD, closed all day. Outside them campaigns may send an away message instead of answering, hold follow-ups and outgoing messages (docs/automation.md). Errors: VALIDATION_ERROR (400, naming the field; nothing changes).
+     */
+    put: operations["setBusinessHours"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/contacts": {
     parameters: {
       query?: never;
@@ -908,6 +932,367 @@ export interface operations {
       };
       /** @description Structured error */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description null: not set, the account is always open */
+            businessHours: {
+              timezone: string;
+              days: {
+                monday: {
+                  open: string;
+                  close: string;
+                }[];
+                tuesday: {
+                  open: string;
+                  close: string;
+                }[];
+                wednesday: {
+                  open: string;
+                  close: string;
+                }[];
+                thursday: {
+                  open: string;
+                  close: string;
+                }[];
+                friday: {
+                  open: string;
+                  close: string;
+                }[];
+                saturday: {
+                  open: string;
+                  close: string;
+                }[];
+                sunday: {
+                  open: string;
+                  close: string;
+                }[];
+              };
+              holidays: string[];
+            } | null;
+            openNow: boolean;
+            /** @description ISO 8601 UTC: now when open */
+            nextOpening: string;
+            /** @description The next opening in the account's zone as {{openingTime}} writes it ("Monday 09:00"), "now" when open */
+            openingTime: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  setBusinessHours: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The account's hours; null clears them (always open) */
+          businessHours: {
+            /** @description An IANA time zone such as Europe/Berlin or America/New_York (daylight saving included) */
+            timezone: string;
+            days: {
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              monday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              tuesday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              wednesday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              thursday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              friday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              saturday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+              /** @description Up to 4 ranges a day that do not overlap; an empty list (or a missing day): closed */
+              sunday?: {
+                /** @description HH:MM, 00:00 to 23:59, in the account's time zone */
+                open: string;
+                /** @description HH:MM after open, up to 24:00 (midnight at the day's end) */
+                close: string;
+              }[];
+            };
+            /** @description Dates YYYY-MM-DD (in the account's zone) closed all day; up to 100 */
+            holidays?: string[];
+          } | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description null: not set, the account is always open */
+            businessHours: {
+              timezone: string;
+              days: {
+                monday: {
+                  open: string;
+                  close: string;
+                }[];
+                tuesday: {
+                  open: string;
+                  close: string;
+                }[];
+                wednesday: {
+                  open: string;
+                  close: string;
+                }[];
+                thursday: {
+                  open: string;
+                  close: string;
+                }[];
+                friday: {
+                  open: string;
+                  close: string;
+                }[];
+                saturday: {
+                  open: string;
+                  close: string;
+                }[];
+                sunday: {
+                  open: string;
+                  close: string;
+                }[];
+              };
+              holidays: string[];
+            } | null;
+            openNow: boolean;
+            /** @description ISO 8601 UTC: now when open */
+            nextOpening: string;
+            /** @description The next opening in the account's zone as {{openingTime}} writes it ("Monday 09:00"), "now" when open */
+            openingTime: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -2043,7 +2428,7 @@ export interface operations {
               botActive: boolean;
               /** @description A person should look at this conversation */
               humanAlert: boolean;
-              /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
+              /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) | outside_hours (the customer wrote outside business hours and got the campaign's away message) */
               humanAlertReason: string | null;
               lastMessageAt: string;
               createdAt: string;
@@ -2174,7 +2559,7 @@ export interface operations {
             botActive: boolean;
             /** @description A person should look at this conversation */
             humanAlert: boolean;
-            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) | outside_hours (the customer wrote outside business hours and got the campaign's away message) */
             humanAlertReason: string | null;
             lastMessageAt: string;
             createdAt: string;
@@ -2325,7 +2710,7 @@ export interface operations {
             botActive: boolean;
             /** @description A person should look at this conversation */
             humanAlert: boolean;
-            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) */
+            /** @description no_answer | llm_error | llm_not_configured | out_of_credits | function_error (a custom function failed) | human_requested (the customer asked for a person; the bot paused itself) | outside_hours (the customer wrote outside business hours and got the campaign's away message) */
             humanAlertReason: string | null;
             lastMessageAt: string;
             createdAt: string;
@@ -5648,6 +6033,7 @@ export interface operations {
                   parameters: string[];
                 } | null;
                 ratePerMinute: number;
+                onlyInHours: boolean;
                 /** @description null until started */
                 state: "running" | "paused" | "done" | null;
                 /** @description paused (by a person) or out_of_credits */
@@ -5795,6 +6181,11 @@ export interface operations {
              * @default 60
              */
             ratePerMinute?: number;
+            /**
+             * @description true: first messages go out only during the account's business hours; while closed, sending waits and resumes at the next opening (GET /v1/account/business-hours). Default false
+             * @default false
+             */
+            onlyInHours?: boolean;
           } | null;
           /** @description Custom functions the LLM engine may call mid-reply (at most 3 calls per reply); a failing or slow function hands the conversation over to a person. The builtin engine ignores them. */
           functions?: {
@@ -5820,7 +6211,22 @@ export interface operations {
             message?: string;
             /** @description Instead of message, with the LLM engine (engine llm or auto): what the follow-up should say (1–2,000 characters); the LLM writes it from the conversation */
             instruction?: string;
+            /** @description On WhatsApp, outside the 24-hour window since the customer's last message (when free text is refused), the step goes out as this approved template; without one it is skipped there. Within the window, message or instruction goes out as usual. */
+            whatsappTemplate?: {
+              /** @description Required: the name of a template approved in WhatsApp Manager: lowercase letters, digits and _, up to 512 characters */
+              name?: string;
+              /** @description Required: its language code, like en_US, pt_BR or en */
+              language?: string;
+              /** @description Up to 10 values of the template body's {{1}}, {{2}}, … in order (1–1,024 characters each), with the placeholders of message ({{firstName|there}}) filled per contact */
+              parameters?: string[];
+            } | null;
           }[];
+          /** @description Outside the account's business hours: answer as usual (default), or away: the bot does not answer; the conversation gets awayMessage once per closed period and a human alert (outside_hours) */
+          outsideHours?: "answer" | "away";
+          /** @description Sent outside business hours when outsideHours is away (required then, 1–1,000 characters); the placeholders of messages and {{openingTime}}, the next opening in the account's zone (Monday 09:00) */
+          awayMessage?: string | null;
+          /** @description true: a follow-up falling due outside business hours waits for the next opening (default false) */
+          followUpsInHours?: boolean;
         };
       };
     };
@@ -5858,6 +6264,7 @@ export interface operations {
                 parameters: string[];
               } | null;
               ratePerMinute: number;
+              onlyInHours: boolean;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
               /** @description paused (by a person) or out_of_credits */
@@ -5883,7 +6290,17 @@ export interface operations {
               after: string;
               message?: string;
               instruction?: string;
+              whatsappTemplate?: {
+                name: string;
+                language: string;
+                parameters: string[];
+              };
             }[];
+            /** @description Outside the account's business hours: answer as usual (default), or away: the bot does not answer; the conversation gets awayMessage once per closed period and a human alert (outside_hours) */
+            outsideHours: "answer" | "away";
+            /** @description null when none was given */
+            awayMessage: string | null;
+            followUpsInHours: boolean;
           };
         };
       };
@@ -6045,6 +6462,7 @@ export interface operations {
                 parameters: string[];
               } | null;
               ratePerMinute: number;
+              onlyInHours: boolean;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
               /** @description paused (by a person) or out_of_credits */
@@ -6070,7 +6488,17 @@ export interface operations {
               after: string;
               message?: string;
               instruction?: string;
+              whatsappTemplate?: {
+                name: string;
+                language: string;
+                parameters: string[];
+              };
             }[];
+            /** @description Outside the account's business hours: answer as usual (default), or away: the bot does not answer; the conversation gets awayMessage once per closed period and a human alert (outside_hours) */
+            outsideHours: "answer" | "away";
+            /** @description null when none was given */
+            awayMessage: string | null;
+            followUpsInHours: boolean;
           };
         };
       };
@@ -6364,6 +6792,11 @@ export interface operations {
              * @default 60
              */
             ratePerMinute?: number;
+            /**
+             * @description true: first messages go out only during the account's business hours; while closed, sending waits and resumes at the next opening (GET /v1/account/business-hours). Default false
+             * @default false
+             */
+            onlyInHours?: boolean;
           } | null;
           /** @description Custom functions the LLM engine may call mid-reply (at most 3 calls per reply); a failing or slow function hands the conversation over to a person. The builtin engine ignores them. */
           functions?: {
@@ -6389,7 +6822,22 @@ export interface operations {
             message?: string;
             /** @description Instead of message, with the LLM engine (engine llm or auto): what the follow-up should say (1–2,000 characters); the LLM writes it from the conversation */
             instruction?: string;
+            /** @description On WhatsApp, outside the 24-hour window since the customer's last message (when free text is refused), the step goes out as this approved template; without one it is skipped there. Within the window, message or instruction goes out as usual. */
+            whatsappTemplate?: {
+              /** @description Required: the name of a template approved in WhatsApp Manager: lowercase letters, digits and _, up to 512 characters */
+              name?: string;
+              /** @description Required: its language code, like en_US, pt_BR or en */
+              language?: string;
+              /** @description Up to 10 values of the template body's {{1}}, {{2}}, … in order (1–1,024 characters each), with the placeholders of message ({{firstName|there}}) filled per contact */
+              parameters?: string[];
+            } | null;
           }[];
+          /** @description Outside the account's business hours: answer as usual (default), or away: the bot does not answer; the conversation gets awayMessage once per closed period and a human alert (outside_hours) */
+          outsideHours?: "answer" | "away";
+          /** @description Sent outside business hours when outsideHours is away (required then, 1–1,000 characters); the placeholders of messages and {{openingTime}}, the next opening in the account's zone (Monday 09:00) */
+          awayMessage?: string | null;
+          /** @description true: a follow-up falling due outside business hours waits for the next opening (default false) */
+          followUpsInHours?: boolean;
         };
       };
     };
@@ -6427,6 +6875,7 @@ export interface operations {
                 parameters: string[];
               } | null;
               ratePerMinute: number;
+              onlyInHours: boolean;
               /** @description null until started */
               state: "running" | "paused" | "done" | null;
               /** @description paused (by a person) or out_of_credits */
@@ -6452,7 +6901,17 @@ export interface operations {
               after: string;
               message?: string;
               instruction?: string;
+              whatsappTemplate?: {
+                name: string;
+                language: string;
+                parameters: string[];
+              };
             }[];
+            /** @description Outside the account's business hours: answer as usual (default), or away: the bot does not answer; the conversation gets awayMessage once per closed period and a human alert (outside_hours) */
+            outsideHours: "answer" | "away";
+            /** @description null when none was given */
+            awayMessage: string | null;
+            followUpsInHours: boolean;
           };
         };
       };
@@ -8186,6 +8645,8 @@ export interface operations {
           "application/json": {
             state: "running" | "paused" | "done" | null;
             pausedReason: string | null;
+            /** @description Running with outgoing.onlyInHours while the account is closed: the next opening (ISO 8601 UTC), when sending resumes; null otherwise */
+            resumesAt: string | null;
             /** @description Members of the list now */
             members: number;
             /** @description Members not reached yet */
@@ -8338,6 +8799,8 @@ export interface operations {
           "application/json": {
             state: "running" | "paused" | "done" | null;
             pausedReason: string | null;
+            /** @description Running with outgoing.onlyInHours while the account is closed: the next opening (ISO 8601 UTC), when sending resumes; null otherwise */
+            resumesAt: string | null;
             /** @description Members of the list now */
             members: number;
             /** @description Members not reached yet */
@@ -8490,6 +8953,8 @@ export interface operations {
           "application/json": {
             state: "running" | "paused" | "done" | null;
             pausedReason: string | null;
+            /** @description Running with outgoing.onlyInHours while the account is closed: the next opening (ISO 8601 UTC), when sending resumes; null otherwise */
+            resumesAt: string | null;
             /** @description Members of the list now */
             members: number;
             /** @description Members not reached yet */

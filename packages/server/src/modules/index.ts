@@ -11,6 +11,7 @@ import { deliveryModule } from "./delivery/index.ts";
 import { importsModule } from "./imports/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
+import { notificationsModule } from "./notifications/index.ts";
 import { operationsModule } from "./operations/index.ts";
 import { outgoingModule } from "./outgoing/index.ts";
 import { reportsModule } from "./reports/index.ts";
@@ -22,6 +23,7 @@ export const MODULES: Module[] = [
   listsModule,
   messagingModule,
   deliveryModule,
+  notificationsModule,
   botModule,
   creditsModule,
   reportsModule,

@@ -22,6 +22,9 @@ export const ID_PREFIXES = {
   channel: "ch",
   visitor: "vis",
   functionCall: "fnc",
+  notification: "ntf",
+  notificationEmail: "nem",
+  note: "nt",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,5 +1,5 @@
 // pino logger with secrets redacted from URLs and headers: API keys, session cookies, CSRF tokens,
-// invite tokens (in the link's path) and the setup token. A secret must never reach a log line.
+// invite and password-reset tokens (in the link's path) and the setup token. A secret must never reach a log line.
 import type { DestinationStream, Logger } from "pino";
 import pino from "pino";
 import type { LogLevel } from "../config.ts";
@@ -7,10 +7,16 @@ import type { LogLevel } from "../config.ts";
 /** Parameter names that carry a secret, compared after percent-decoding and lower-casing. */
 const KEY_PARAM = /^(?:api[_-]?key|x-api-key|key|token|secret|setup[_-]?token|csrf[_-]?token)$/;
 /**
- * Paths whose next segment is a secret (an invite token), as segments after percent-decoding:
- * /invite/<token> (the web app's page) and /app/api/invites/<token>[/accept].
+ * Paths whose next segment is a secret (an invite or password-reset token), as segments after
+ * percent-decoding: /invite/<token> and /reset-password/<token> (the web app's pages),
+ * /app/api/invites/<token>[/accept] and /app/api/password-resets/<token>.
  */
-const SECRET_AFTER: string[][] = [["invite"], ["app", "api", "invites"]];
+const SECRET_AFTER: string[][] = [
+  ["invite"],
+  ["app", "api", "invites"],
+  ["reset-password"],
+  ["app", "api", "password-resets"],
+];
 /** Values shaped like a secret whatever their name: API keys, webhook signing secrets, session tokens. */
 const SECRET_VALUE = /(?:pk_live_|whsec_|sess_)[A-Za-z0-9+/=_-]{8,}/;
 

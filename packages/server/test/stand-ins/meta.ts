@@ -8,6 +8,10 @@
 //   → {recipient_id, message_id}) and its webhook events (entry[].messaging[] with message, delivery).
 // - Graph API errors: {"error":{"message","type","code","error_subcode","fbtrace_id"}}, code 190 for an
 //   invalid OAuth access token, answered with HTTP 401.
+// - WhatsApp template messages ("Send message templates"): type "template", template {name, language
+//   {code}, components?: [{type: "body", parameters: [{type: "text", text}]}]}; a malformed one is
+//   answered 400 with error code 100 "Invalid parameter" (131008 for a parameter without its text) and
+//   error_data {messaging_product, details}.
 // - Webhooks: every POST carries X-Hub-Signature-256: sha256=<HMAC-SHA256 of the raw body, app secret>.
 import { createHmac, randomBytes } from "node:crypto";
 import http from "node:http";
@@ -73,6 +77,61 @@ export const GRAPH_ERRORS = {
 
 const wamid = () => `wamid.${randomBytes(24).toString("base64url")}`;
 
+/** Meta's answer to a malformed WhatsApp send: 400 with the Graph error and what is wrong in details. */
+function whatsappParameterError(details: string, code = 100): ForcedAnswer {
+  return {
+    status: 400,
+    body: {
+      error: {
+        message: code === 131008 ? "(#131008) Required parameter is missing" : "(#100) Invalid parameter",
+        type: "OAuthException",
+        code,
+        error_data: { messaging_product: "whatsapp", details },
+        fbtrace_id: `A${randomBytes(8).toString("hex")}`,
+      },
+    },
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A template send checked against Meta's documented shape; null when it is well formed. */
+function templateSendError(body: Record<string, unknown>): ForcedAnswer | null {
+  const template = body.template;
+  if (!isObject(template)) return whatsappParameterError("Parameter template is missing or empty");
+  if (typeof template.name !== "string" || template.name === "") {
+    return whatsappParameterError("Parameter name is missing or empty");
+  }
+  const language = template.language;
+  if (!isObject(language) || typeof language.code !== "string" || language.code === "") {
+    return whatsappParameterError("Parameter language is missing or empty");
+  }
+  if (template.components === undefined) return null;
+  if (!Array.isArray(template.components)) {
+    return whatsappParameterError("Parameter components must be an array");
+  }
+  for (const [i, component] of template.components.entries()) {
+    if (!isObject(component) || !["header", "body", "button"].includes(String(component.type))) {
+      return whatsappParameterError(`components[${i}]['type'] must be one of {HEADER, BODY, BUTTON}`);
+    }
+    if (component.parameters === undefined) continue;
+    if (!Array.isArray(component.parameters)) {
+      return whatsappParameterError(`components[${i}]['parameters'] must be an array`);
+    }
+    for (const [j, parameter] of component.parameters.entries()) {
+      const at = `components[${i}]['parameters'][${j}]`;
+      if (!isObject(parameter) || typeof parameter.type !== "string") {
+        return whatsappParameterError(`${at}['type'] is missing`);
+      }
+      if (parameter.type === "text" && (typeof parameter.text !== "string" || parameter.text === "")) {
+        return whatsappParameterError(`Parameter of type text is missing text value (${at})`, 131008);
+      }
+    }
+  }
+  return null;
+}
+
 export async function startMetaStandIn(): Promise<MetaStandIn> {
   const requests: MetaRequest[] = [];
   const tokens = new Set<string>();
@@ -116,6 +175,8 @@ export async function startMetaStandIn(): Promise<MetaStandIn> {
         const next = forced.shift();
         if (next) return answer(next.status, next.body);
         if (body?.messaging_product === "whatsapp") {
+          const refused = body.type === "template" ? templateSendError(body) : null;
+          if (refused) return answer(refused.status, refused.body);
           const id = wamid();
           issued.push(id);
           call.answeredId = id;

@@ -6,6 +6,7 @@ import { api } from "../lib/api.ts";
 import { useLiveUpdates } from "../lib/live.ts";
 import { canManage, useSetSession } from "../lib/session.ts";
 import type { Session } from "../lib/types.ts";
+import { NotificationBell } from "./NotificationBell.tsx";
 
 const NAV = [
   { to: "/dashboard", label: "Dashboard" },
@@ -63,26 +64,29 @@ export function AppLayout({ session }: { session: Session }) {
               {session.account.name}
             </Text>
           </Group>
-          <Menu position="bottom-end" withinPortal>
-            <Menu.Target>
-              <UnstyledButton>
-                <Stack gap={0} align="flex-end">
-                  <Text size="sm" fw={500} truncate maw={220}>
-                    {session.user.name ?? session.user.email}
-                  </Text>
-                  <Text size="xs" c="dimmed">
-                    {session.user.role}
-                  </Text>
-                </Stack>
-              </UnstyledButton>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Item component={Link} to="/account">
-                Your profile and password
-              </Menu.Item>
-              <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <Group gap="xs" wrap="nowrap">
+            <NotificationBell />
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <UnstyledButton>
+                  <Stack gap={0} align="flex-end">
+                    <Text size="sm" fw={500} truncate maw={220}>
+                      {session.user.name ?? session.user.email}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {session.user.role}
+                    </Text>
+                  </Stack>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item component={Link} to="/account">
+                  Your profile and password
+                </Menu.Item>
+                <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Main">

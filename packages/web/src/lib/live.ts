@@ -1,10 +1,11 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { notificationKeys } from "./queries/notifications.ts";
 import { SESSION_KEY } from "./session.ts";
 
 /**
  * Server-sent events from /app/api/events: a conversation changed (a message arrived, a delivery
- * status moved). The inbox list and that conversation are refetched; nothing is reloaded.
+ * status moved). The inbox list, that conversation and the bell are refetched; nothing is reloaded.
  */
 export function useLiveUpdates(enabled: boolean): void {
   const client = useQueryClient();
@@ -23,10 +24,13 @@ export function useLiveUpdates(enabled: boolean): void {
         } catch {}
         void client.invalidateQueries({ queryKey: ["conversations"] });
         if (conversationId) void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+        // What changes a conversation (a hand-over, an assignment) may have rung the bell.
+        void client.invalidateQueries({ queryKey: notificationKeys.bell() });
       });
       source.addEventListener("open", () => {
         // After a reconnect, catch up on what changed while the stream was down.
         void client.invalidateQueries({ queryKey: ["conversations"] });
+        void client.invalidateQueries({ queryKey: notificationKeys.bell() });
       });
       source.addEventListener("error", () => {
         if (source?.readyState !== EventSource.CLOSED || stopped) return;

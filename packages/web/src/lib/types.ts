@@ -65,9 +65,10 @@ export interface Message {
   senderName: string | null;
   /**
    * The bot's replies: answered from the knowledge, the fallback, or the hand-over to a person (the
-   * customer asked for one); follow_up on a campaign's follow-up; null on other messages.
+   * customer asked for one); follow_up on a campaign's follow-up; away on its away message outside
+   * business hours; null on other messages.
    */
-  botOutcome: "answer" | "fallback" | "handover" | "follow_up" | null;
+  botOutcome: "answer" | "fallback" | "handover" | "follow_up" | "away" | null;
   /** An LLM reply's token use; null (or absent) on other messages. */
   llmTokens?: LlmTokens | null;
   body: string | null;
@@ -206,6 +207,8 @@ export interface Outgoing {
   /** The approved template a WhatsApp channel sends (required there); null on other channels. */
   template: OutgoingTemplate | null;
   ratePerMinute: number;
+  /** Only during the account's business hours (absent on an older server). */
+  onlyInHours?: boolean;
   state: "running" | "paused" | "done" | null;
   pausedReason: string | null;
 }
@@ -224,6 +227,8 @@ export type SkipReason = "no_custom_channel_id" | "no_known_channel" | "no_phone
 export interface OutgoingStats {
   state: "running" | "paused" | "done" | null;
   pausedReason: string | null;
+  /** Held to business hours while closed: when sending resumes (ISO 8601). */
+  resumesAt?: string | null;
   members: number;
   queued: number;
   sent: number;
@@ -268,6 +273,32 @@ export interface Campaign extends CampaignSummary {
   functions?: BotFunction[];
   /** Steps sent to a customer who does not answer (absent on an older server). */
   followUps?: FollowUpStep[];
+  /** Outside business hours: answer as usual, or send the away message (absent on an older server). */
+  outsideHours?: "answer" | "away";
+  awayMessage?: string | null;
+  /** Follow-ups falling due while closed wait for the opening. */
+  followUpsInHours?: boolean;
+}
+
+export type Weekday = "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday";
+
+/** The account's business hours (GET /app/api/settings/business-hours). */
+export interface BusinessHours {
+  /** An IANA zone, like Europe/Berlin. */
+  timezone: string;
+  /** Ranges "HH:MM"–"HH:MM" per weekday (close may be 24:00); empty: closed. */
+  days: Record<Weekday, { open: string; close: string }[]>;
+  /** YYYY-MM-DD, closed all day. */
+  holidays: string[];
+}
+
+export interface BusinessHoursState {
+  /** null: not set, always open. */
+  businessHours: BusinessHours | null;
+  openNow: boolean;
+  nextOpening: string;
+  /** "Monday 09:00", or "now". */
+  openingTime: string;
 }
 
 /** A follow-up step: `after` an ISO 8601 duration (PT24H), then a message, or an instruction for the LLM. */
@@ -275,6 +306,8 @@ export interface FollowUpStep {
   after: string;
   message?: string;
   instruction?: string;
+  /** Sent instead on WhatsApp outside the 24-hour window (without it the step is skipped there). */
+  whatsappTemplate?: { name: string; language: string; parameters?: string[] } | null;
 }
 
 /** A campaign's custom function: an HTTPS endpoint of the business that the LLM engine may call. */

@@ -164,6 +164,8 @@ export async function changePassword(
     await db.write(async (trx) => {
       await users.setPasswordHash(trx, info.account.id, info.user.id, hash);
       await users.deleteOtherSessions(trx, info.account.id, info.user.id, info.session.id);
+      // A reset link asked for earlier would undo the change: it stops working.
+      await users.endPasswordResetsOfUser(trx, info.account.id, info.user.id, Date.now());
       await users.resetFailures(trx, [key], [], Date.now());
     });
   });

@@ -7,6 +7,8 @@ import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { Database, InviteRow, UserRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
+import { type Email, enqueueEmail } from "../../platform/mail.ts";
+import { inviteLink } from "../../platform/public-url.ts";
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import { findAccountById, findOwnerUserId, insertUser } from "./repo.ts";
 import { createAccount } from "./service.ts";
@@ -51,11 +53,66 @@ export function requireManager(info: SessionInfo): void {
   }
 }
 
-/** A new invite; the token is returned once (the link) and only its hash is kept. */
+/**
+ * The e-mail that carries an invite link. Sent only when SMTP_URL is set: otherwise the link shown
+ * to the inviter is the only way, as before.
+ */
+export function inviteEmail(input: {
+  to: string;
+  accountName: string;
+  invitedBy: string | null;
+  role: InviteRow["role"];
+  url: string;
+}): Email {
+  const as = input.role === "owner" ? "its owner" : input.role === "admin" ? "an admin" : "an agent";
+  // Names people typed go into the subject: one line each.
+  const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+  const who = oneLine(input.invitedBy ?? "") || "Someone";
+  const accountName = oneLine(input.accountName);
+  return {
+    to: input.to,
+    subject:
+      input.role === "owner"
+        ? `Your Parley account ${accountName} is ready`
+        : `${who} invited you to ${accountName} on Parley`,
+    text: [
+      input.role === "owner"
+        ? `${who} created the Parley account ${accountName} for you, with you as ${as}.`
+        : `${who} invited you to join ${accountName} on Parley as ${as}.`,
+      "",
+      "Open this link to choose your password (it works once and for 7 days):",
+      input.url,
+      "",
+      "If you did not expect this e-mail, ignore it.",
+      "",
+    ].join("\n"),
+  };
+}
+
+/** Queues the invite's e-mail in its transaction, when e-mail is set up. */
+export async function enqueueInviteEmail(
+  trx: Transaction<Database>,
+  config: Pick<AppContext["config"], "smtp">,
+  input: Omit<Parameters<typeof inviteEmail>[0], "url"> & {
+    accountId: string;
+    linkBase: string;
+    token: string;
+  },
+): Promise<void> {
+  if (!config.smtp) return;
+  const { accountId, linkBase, token, ...rest } = input;
+  await enqueueEmail(trx, accountId, inviteEmail({ ...rest, url: inviteLink(linkBase, token) }));
+}
+
+/**
+ * A new invite; the token is returned once (the link) and only its hash is kept. With e-mail set up,
+ * the invited person also gets the link by e-mail (`linkBase`: where links point).
+ */
 export async function createInvite(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "config">,
   info: SessionInfo,
   input: { email: string; role: "admin" | "agent" },
+  linkBase: string,
 ): Promise<{ invite: InviteRow; token: string }> {
   requireManager(info);
   const email = normaliseEmail(String(input.email ?? ""));
@@ -69,7 +126,18 @@ export async function createInvite(
     throw new AppError("ACCOUNT_EXISTS", `${email} is already a member of this team`);
   }
   const { invite, token } = newInvite(info.account.id, email, input.role, info.user.id);
-  await ctx.db.write((trx) => users.insertInvite(trx, invite));
+  await ctx.db.write(async (trx) => {
+    await users.insertInvite(trx, invite);
+    await enqueueInviteEmail(trx, ctx.config, {
+      accountId: info.account.id,
+      to: email,
+      accountName: info.account.name,
+      invitedBy: info.user.name ?? info.user.email,
+      role: input.role,
+      linkBase,
+      token,
+    });
+  });
   return { invite, token };
 }
 

@@ -1,9 +1,16 @@
 // Users, browser sessions, invites and sign-in failures (the web app's people). Account id first in
 // every function that acts on one tenant; look-ups by a secret's hash are the only global ones.
 import { randomBytes } from "node:crypto";
-import type { Kysely, Transaction } from "kysely";
+import type { Selectable } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import type { Db } from "../../platform/db/index.ts";
-import type { Database, InviteRow, SessionRow, UserRow } from "../../platform/db/schema.ts";
+import type {
+  Database,
+  InviteRow,
+  PasswordResetsTable,
+  SessionRow,
+  UserRow,
+} from "../../platform/db/schema.ts";
 import { sessionsEnded } from "../../platform/live.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -85,6 +92,11 @@ export async function setPasswordHash(
 /** Removes a non-owner user and their sessions; false when there is no such (non-owner) user. */
 export async function deleteUser(db: Q, accountId: string, userId: string): Promise<boolean> {
   await db.deleteFrom("sessions").where("account_id", "=", accountId).where("user_id", "=", userId).execute();
+  await db
+    .deleteFrom("password_resets")
+    .where("account_id", "=", accountId)
+    .where("user_id", "=", userId)
+    .execute();
   sessionsEnded(db, accountId);
   const res = await db
     .deleteFrom("users")
@@ -160,6 +172,12 @@ export async function deleteOtherSessions(
   sessionsEnded(db, accountId);
 }
 
+/** Every session of the user (a password reset signs every device out); their live streams end. */
+export async function deleteSessionsOfUser(db: Q, accountId: string, userId: string): Promise<void> {
+  await db.deleteFrom("sessions").where("account_id", "=", accountId).where("user_id", "=", userId).execute();
+  sessionsEnded(db, accountId);
+}
+
 export async function deleteExpiredSessions(db: Q, now: number): Promise<void> {
   await db.deleteFrom("sessions").where("expires_at", "<", now).execute();
 }
@@ -221,6 +239,80 @@ export async function markInviteAccepted(db: Q, accountId: string, inviteId: str
   return Number(res.numUpdatedRows) > 0;
 }
 
+// ---- password resets ---------------------------------------------------------------------------
+
+export type PasswordResetRow = Selectable<PasswordResetsTable>;
+
+export async function insertPasswordReset(db: Q, row: PasswordResetRow): Promise<void> {
+  await db.insertInto("password_resets").values(row).execute();
+}
+
+/** Forgets links that can no longer be used (expired or used), on every account. */
+export async function deleteDeadPasswordResets(db: Q, now: number): Promise<void> {
+  await db
+    .deleteFrom("password_resets")
+    .where((eb) => eb.or([eb("expires_at", "<=", now), eb("used_at", "is not", null)]))
+    .execute();
+}
+
+/** A reset link that still works (not used, not expired), with its user's e-mail. */
+export async function findOpenPasswordResetByTokenHash(
+  db: Q,
+  tokenHash: string,
+  now: number,
+): Promise<(PasswordResetRow & { email: string }) | undefined> {
+  return db
+    .selectFrom("password_resets")
+    .innerJoin("users", (j) =>
+      j
+        .onRef("users.id", "=", "password_resets.user_id")
+        .onRef("users.account_id", "=", "password_resets.account_id"),
+    )
+    .selectAll("password_resets")
+    .select("users.email")
+    .where("password_resets.token_hash", "=", tokenHash)
+    .where("password_resets.used_at", "is", null)
+    .where("password_resets.expires_at", ">", now)
+    .executeTakeFirst();
+}
+
+/**
+ * Uses the link: false when it was used (or expired) meanwhile. The one conditional update decides
+ * between two uses racing, on either database.
+ */
+export async function markPasswordResetUsed(
+  db: Q,
+  accountId: string,
+  resetId: string,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("password_resets")
+    .set({ used_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", resetId)
+    .where("used_at", "is", null)
+    .where("expires_at", ">", at)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Ends the user's other open links (a new password makes every older link useless). */
+export async function endPasswordResetsOfUser(
+  db: Q,
+  accountId: string,
+  userId: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable("password_resets")
+    .set({ used_at: at })
+    .where("account_id", "=", accountId)
+    .where("user_id", "=", userId)
+    .where("used_at", "is", null)
+    .execute();
+}
+
 // ---- sign-in failures --------------------------------------------------------------------------
 
 export async function countFailuresSince(db: Q, key: string, since: number): Promise<number> {
@@ -273,6 +365,19 @@ export async function resetFailures(db: Q, keys: string[], mark: string[], at: n
       .values(mark.map((key) => ({ id: randomBytes(12).toString("base64url"), key, created_at: at })))
       .execute();
   }
+}
+
+/**
+ * Forgets the sign-in delays of an e-mail from every address (its `pair:<e-mail>|<ip>` records): after a
+ * password reset the person signs in at once, however often they guessed before.
+ */
+export async function clearSignInDelaysOf(db: Q, email: string): Promise<void> {
+  const prefix = `pair:${email}|`;
+  // substr, not LIKE: an address may hold "_" or "%".
+  await db
+    .deleteFrom("sign_in_failures")
+    .where(sql<string>`substr(key, 1, ${prefix.length})`, "=", prefix)
+    .execute();
 }
 
 export async function recordFailures(db: Q, keys: string[], at: number, olderThan: number): Promise<void> {

@@ -61,13 +61,14 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
     },
     async (request, reply) => {
       const agency = await agencyOf(request);
+      const linkBase = requestLinkBase(ctx.config, request);
       const {
         apiKey: _shownOnlyByTheApi,
         ownerInvite,
         ...created
-      } = await createSubaccount(ctx, agency, request.body);
+      } = await createSubaccount(ctx, agency, request.body, linkBase);
       // The owner's link, for the agency to hand over (the same answer whoever uses the address).
-      const url = inviteLink(requestLinkBase(ctx.config, request), ownerInvite.token);
+      const url = inviteLink(linkBase, ownerInvite.token);
       return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
     },
   );

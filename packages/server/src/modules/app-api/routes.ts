@@ -8,6 +8,11 @@ import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
 import { OutboundError } from "../../platform/safe-fetch.ts";
+import {
+  completePasswordReset,
+  describePasswordReset,
+  requestPasswordReset,
+} from "../accounts/password-reset.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { rotateApiKey, rotateWebhookSecret, updateSettings } from "../accounts/service.ts";
 import {
@@ -46,11 +51,15 @@ import { webhookHeaders } from "../delivery/signing.ts";
 import { isTextType } from "../messaging/media/sniff.ts";
 import { openBlob } from "../messaging/media/store.ts";
 import { requireMessage } from "../messaging/service.ts";
+import { notify } from "../notifications/service.ts";
 import { agencyRoutes } from "./agency-routes.ts";
+import { businessHoursRoutes } from "./business-hours-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
 import { appChannelRoutes } from "./channel-routes.ts";
 import { directoryRoutes } from "./directory-routes.ts";
 import { importRoutes } from "./import-routes.ts";
+import { noteRoutes } from "./note-routes.ts";
+import { notificationRoutes } from "./notification-routes.ts";
 import {
   AcceptInviteBody,
   ConversationIdParams,
@@ -64,6 +73,9 @@ import {
   OnboardingBody,
   OnboardingQuery,
   PasswordBody,
+  PasswordResetBody,
+  PasswordResetParams,
+  PasswordResetRequestBody,
   ReplyBody,
   SettingsPatch,
   SignInBody,
@@ -199,6 +211,50 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
     },
   );
 
+  // ---- forgotten password (open: the link in the e-mail is the credential) ------------------------
+
+  app.post(
+    "/app/api/password-resets",
+    {
+      ...open,
+      schema: { operationId: "appRequestPasswordReset", tags: TAGS, body: PasswordResetRequestBody },
+    },
+    async (request, reply) => {
+      // The same answer whether or not the address signs in here.
+      await requestPasswordReset(ctx, {
+        email: request.body.email,
+        linkBase: requestLinkBase(ctx.config, request),
+      });
+      return reply.code(202).send({ ok: true });
+    },
+  );
+
+  app.get(
+    "/app/api/password-resets/:token",
+    {
+      ...open,
+      schema: { operationId: "appGetPasswordReset", tags: TAGS, params: PasswordResetParams },
+    },
+    async (request) => describePasswordReset(ctx, request.params.token),
+  );
+
+  app.post(
+    "/app/api/password-resets/:token",
+    {
+      ...open,
+      schema: {
+        operationId: "appResetPassword",
+        tags: TAGS,
+        params: PasswordResetParams,
+        body: PasswordResetBody,
+      },
+    },
+    async (request, reply) => {
+      await completePasswordReset(ctx, request.params.token, request.body);
+      return reply.code(204).send();
+    },
+  );
+
   // ---- team ------------------------------------------------------------------------------------
 
   app.get(
@@ -211,10 +267,9 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
     "/app/api/team/invites",
     { ...session, schema: { operationId: "appCreateInvite", tags: TAGS, body: InviteBody } },
     async (request, reply) => {
-      const { invite, token } = await createInvite(ctx, sessionOf(request), request.body);
-      return reply
-        .code(201)
-        .send({ invite: inviteView(invite), url: inviteLink(requestLinkBase(ctx.config, request), token) });
+      const linkBase = requestLinkBase(ctx.config, request);
+      const { invite, token } = await createInvite(ctx, sessionOf(request), request.body, linkBase);
+      return reply.code(201).send({ invite: inviteView(invite), url: inviteLink(linkBase, token) });
     },
   );
 
@@ -460,10 +515,38 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (request) => {
-      const accountId = sessionOf(request).account.id;
+      const { account, user } = sessionOf(request);
+      const accountId = account.id;
       const { conversationId } = request.params;
-      await changeInboxState(ctx.db, accountId, conversationId, request.body, async (userId) =>
-        Boolean(await findUser(ctx.db.kysely, accountId, userId)),
+      const assigneeId = request.body.assigneeId;
+      // Assigned to someone else than before and than the person doing it: that someone is told.
+      const before = assigneeId ? await requireInboxRow(ctx.db, accountId, conversationId) : null;
+      const tellAssignee =
+        before && assigneeId && assigneeId !== user.id && before.assignee_id !== assigneeId
+          ? (trx: Parameters<typeof notify>[0]) =>
+              notify(trx, {
+                accountId,
+                kind: "conversation.assigned",
+                title: `${user.name ?? user.email} assigned you a conversation with ${contactLabel(before)}`,
+                body: "It is in your inbox under Mine.",
+                link: `/inbox/${conversationId}`,
+                userIds: [assigneeId],
+                webhook: {
+                  conversation_id: conversationId,
+                  assignee_id: assigneeId,
+                  assigned_by: user.id,
+                  created_at: new Date().toISOString(),
+                },
+                at: Date.now(),
+              })
+          : undefined;
+      await changeInboxState(
+        ctx.db,
+        accountId,
+        conversationId,
+        request.body,
+        async (userId) => Boolean(await findUser(ctx.db.kysely, accountId, userId)),
+        tellAssignee,
       );
       const row = await requireInboxRow(ctx.db, accountId, conversationId);
       const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
@@ -577,4 +660,19 @@ export async function appApiRoutes(app: App, ctx: AppContext): Promise<void> {
   appChannelRoutes(app, ctx, session);
   // The chat widget: "a person is typing" to the conversation's visitor.
   typingRoutes(app, ctx, session);
+  notificationRoutes(app, ctx, session);
+  noteRoutes(app, ctx, session);
+  // Settings → Business hours.
+  businessHoursRoutes(app, ctx, session);
+}
+
+/** How a conversation's customer is named to a teammate. */
+function contactLabel(row: {
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+}): string {
+  const name = [row.contact_first_name, row.contact_last_name].filter(Boolean).join(" ");
+  return name || row.contact_phone || row.contact_email || "a customer";
 }

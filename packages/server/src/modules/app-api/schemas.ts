@@ -32,6 +32,10 @@ export const InviteParams = Type.Object({ inviteId: Type.String({ maxLength: 64 
 export const MemberParams = Type.Object({ userId: Type.String({ maxLength: 64 }) });
 export const InviteTokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 
+export const PasswordResetRequestBody = Type.Object({ email: Type.String({ maxLength: 320 }) });
+export const PasswordResetParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+export const PasswordResetBody = Type.Object({ password: Type.String({ minLength: 8, maxLength: 1024 }) });
+
 export const AcceptInviteBody = Type.Object({
   name: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
   password: Type.String({ minLength: 8, maxLength: 1024 }),

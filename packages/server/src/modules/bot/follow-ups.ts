@@ -27,6 +27,7 @@ import {
   type JobHandler,
   type JobResult,
 } from "../../platform/jobs.ts";
+import { hoursPlaceholders, loadBusinessHours, nextOpening } from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { findChannel } from "../channels/repo.ts";
 import { render } from "../contacts/placeholders.ts";
@@ -43,6 +44,10 @@ export const FOLLOW_UP_LIMITS = {
   text: 2_000,
   minSeconds: 1,
   maxSeconds: 30 * 86_400,
+  templateName: 512,
+  templateParameters: 10,
+  /** Meta's limit for a body parameter's text when the template has other components. */
+  templateParameter: 1_024,
 } as const;
 
 /** The label that keeps a contact from getting follow-ups (compared ignoring case). */
@@ -58,7 +63,22 @@ export interface FollowUpStep {
   after: string;
   message?: string;
   instruction?: string;
+  /** What the step is sent as on WhatsApp outside the 24-hour window (without it, it is skipped there). */
+  whatsappTemplate?: WhatsAppTemplate;
 }
+
+/** A template approved in WhatsApp Manager: its name, language and the body's {{1}}, {{2}}, … values. */
+export interface WhatsAppTemplate {
+  name: string;
+  language: string;
+  /** With the contact placeholders of messages ({{firstName|there}}), filled per contact when sent. */
+  parameters: string[];
+}
+
+/** Meta's rule for template names: lowercase letters, digits and underscores. */
+const TEMPLATE_NAME = /^[a-z0-9_]+$/;
+/** Meta's language codes: en, fil, en_US, pt_BR, prs_AF (case matters, an underscore, never a hyphen). */
+const TEMPLATE_LANGUAGE = /^[a-z]{2,3}(?:_[A-Z]{2})?$/;
 
 export const followUpJob = defineJob(
   "bot.follow_up",
@@ -149,8 +169,66 @@ export function normaliseFollowUps(value: unknown): FollowUpStep[] {
     if ((message === undefined) === (instruction === undefined)) {
       throw new AppError("VALIDATION_ERROR", `${at} needs exactly one of message and instruction`);
     }
-    return message !== undefined ? { after, message } : { after, instruction: instruction as string };
+    const step: FollowUpStep =
+      message !== undefined ? { after, message } : { after, instruction: instruction as string };
+    const whatsappTemplate = normaliseTemplate(s.whatsappTemplate, `${at}.whatsappTemplate`);
+    return whatsappTemplate ? { ...step, whatsappTemplate } : step;
   });
+}
+
+/** A step's WhatsApp template as given (null or absent: none); errors name the field. */
+function normaliseTemplate(value: unknown, at: string): WhatsAppTemplate | undefined {
+  if (value === undefined || value === null) return undefined;
+  const fail = (message: string) => new AppError("VALIDATION_ERROR", `${at}${message}`);
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw fail(" must be an object {name, language, parameters}");
+  }
+  const t = value as Record<string, unknown>;
+  const name = typeof t.name === "string" ? t.name.trim() : "";
+  if (name === "") throw fail(".name is required: the name of a template approved in WhatsApp Manager");
+  if (name.length > FOLLOW_UP_LIMITS.templateName || !TEMPLATE_NAME.test(name)) {
+    throw fail(
+      `.name must be the approved template's name: lowercase letters, digits and underscores, up to ${FOLLOW_UP_LIMITS.templateName} characters`,
+    );
+  }
+  const language = typeof t.language === "string" ? t.language.trim() : "";
+  if (language === "") throw fail(".language is required: the template's language code, like en_US or en");
+  if (!TEMPLATE_LANGUAGE.test(language)) {
+    throw fail(
+      ".language must be a WhatsApp language code like en_US, pt_BR or en (an underscore, not a hyphen)",
+    );
+  }
+  const raw = t.parameters ?? [];
+  if (!Array.isArray(raw)) throw fail(".parameters must be an array of strings");
+  if (raw.length > FOLLOW_UP_LIMITS.templateParameters) {
+    throw fail(`.parameters must have at most ${FOLLOW_UP_LIMITS.templateParameters} items`);
+  }
+  const parameters = raw.map((p, j) => {
+    if (typeof p !== "string") throw fail(`.parameters[${j}] must be string`);
+    const v = p.trim();
+    // WhatsApp refuses an empty parameter: {{firstName|there}} gives a fallback for an empty field.
+    if (v === "") throw fail(`.parameters[${j}] must not be empty`);
+    if (v.length > FOLLOW_UP_LIMITS.templateParameter) {
+      throw fail(`.parameters[${j}] must be at most ${FOLLOW_UP_LIMITS.templateParameter} characters`);
+    }
+    return v;
+  });
+  return { name, language, parameters };
+}
+
+/** The template with its parameters filled for the contact, as the message stores and WhatsApp gets it. */
+export function fillTemplate(template: WhatsAppTemplate, contact: ContactRow): WhatsAppTemplate {
+  return {
+    name: template.name,
+    language: template.language,
+    parameters: (template.parameters ?? []).map((p) => render(p, contact)),
+  };
+}
+
+/** What Parley shows for a template message (WhatsApp delivers the template's own words). */
+export function templateBody(template: WhatsAppTemplate): string {
+  const values = template.parameters.map((p) => JSON.stringify(p)).join(", ");
+  return `WhatsApp template ${template.name} (${template.language})${values ? `: ${values}` : ""}`;
 }
 
 /**
@@ -170,11 +248,16 @@ export function requireFollowUpEngine(steps: FollowUpStep[], engine: CampaignRow
 
 /** The campaign JSON's followUps. */
 export function followUpsView(json: string | null | undefined): FollowUpStep[] {
-  return parseFollowUps(json).map((s) =>
-    s.instruction !== undefined
-      ? { after: s.after, instruction: s.instruction }
-      : { after: s.after, message: s.message ?? "" },
-  );
+  return parseFollowUps(json).map((s) => {
+    const step: FollowUpStep =
+      s.instruction !== undefined
+        ? { after: s.after, instruction: s.instruction }
+        : { after: s.after, message: s.message ?? "" };
+    const t = s.whatsappTemplate;
+    return t
+      ? { ...step, whatsappTemplate: { name: t.name, language: t.language, parameters: t.parameters ?? [] } }
+      : step;
+  });
 }
 
 // --- The clock ---
@@ -257,6 +340,8 @@ interface Ready {
   steps: FollowUpStep[];
   def: FollowUpStep;
   after: repo.ConversationMessage;
+  /** WhatsApp outside the 24-hour window: the step goes out as its template (not yet filled). */
+  template: WhatsAppTemplate | null;
 }
 
 class Skip extends Error {
@@ -309,14 +394,25 @@ async function check(
   // The step was made longer since it was queued: it waits for its new time.
   const due = Number(newest.created_at) + seconds * 1000;
   if (due > now) return { later: due };
+  // Held to business hours: a step falling due while closed waits for the next opening.
+  if (Number(campaign.follow_ups_in_hours) === 1) {
+    const opening = nextOpening(await loadBusinessHours(q, accountId), now);
+    if (opening > now) return { later: opening };
+  }
+  let template: WhatsAppTemplate | null = null;
   if (conversation.channel_id) {
     const channel = await findChannel(q, accountId, conversation.channel_id);
     if (channel && WINDOW_CHANNELS.has(channel.type)) {
       const lastIn = await repo.lastInboundAt(q, accountId, conversation);
-      if (lastIn === null || now - lastIn > CUSTOMER_WINDOW_MS) return "outside_window";
+      if (lastIn === null || now - lastIn > CUSTOMER_WINDOW_MS) {
+        // Outside the window only an approved template reaches the customer (WhatsApp's; Messenger
+        // and Instagram have none here).
+        if (channel.type !== "whatsapp" || !def.whatsappTemplate) return "outside_window";
+        template = def.whatsappTemplate;
+      }
     }
   }
-  return { conversation, contact, campaign, steps, def, after: newest };
+  return { conversation, contact, campaign, steps, def, after: newest, template };
 }
 
 function labelsOf(contact: ContactRow): string[] {
@@ -340,7 +436,7 @@ export function followUpHandler(ctx: AppContext): JobHandler<Payload> {
     if (outcome.action === "skipped" && outcome.reason === "outside_window") {
       job.log.info(
         { conversationId: payload.conversationId, step: payload.step },
-        "follow-up skipped: the channel's 24-hour window is closed (templates for follow-ups are not supported)",
+        "follow-up skipped: the channel's 24-hour window is closed and the step has no WhatsApp template",
       );
     }
     return outcome.action === "later" ? { retryAt: outcome.at } : undefined;
@@ -371,9 +467,12 @@ export async function runFollowUp(
   const cost = free || !metered ? 0 : Math.round(config.botReplyCost * 100);
   if (cost > 0 && account.credits < cost) return { action: "skipped", reason: "out_of_credits" };
 
-  let body: string;
+  // Outside WhatsApp's window the template goes out: nothing to write (nor an LLM to ask).
+  let body: string | undefined;
   let usage: LlmUsage | null = null;
-  if (def.instruction !== undefined) {
+  if (first.template) {
+    body = undefined;
+  } else if (def.instruction !== undefined) {
     if (engine !== "llm" || !target) {
       log.warn(
         { campaignId: campaign.id, step: p.step },
@@ -398,7 +497,8 @@ export async function runFollowUp(
     body = out.text.slice(0, 10_000);
     usage = out.usage;
   } else {
-    body = render(def.message ?? "", contact);
+    const hours = await loadBusinessHours(db.kysely, accountId);
+    body = render(def.message ?? "", contact, hoursPlaceholders(hours, Date.now()));
   }
 
   try {
@@ -417,6 +517,11 @@ export async function runFollowUp(
       const ready = await check(trx, accountId, p, now);
       if (typeof ready === "string") return { action: "skipped", reason: ready };
       if ("later" in ready) return { action: "later", at: ready.later };
+      // The window may have closed while the LLM wrote: then the template goes out instead. (It never
+      // reopens in between: a message from the customer cancels the step.)
+      const template = ready.template ? fillTemplate(ready.template, ready.contact) : null;
+      const text = template ? templateBody(template) : body;
+      if (text === undefined) return { action: "skipped", reason: "answered" };
       const message = await createOutboundMessage(trx, accountId, {
         sender: "bot",
         channel: ready.after.channel,
@@ -425,7 +530,8 @@ export async function runFollowUp(
         externalId: externalIdOf(p),
         conversationId: ready.conversation.id,
         contactId: ready.conversation.contact_id,
-        body,
+        body: text,
+        template,
         botOutcome: "follow_up",
         at: now,
       });

@@ -88,6 +88,9 @@ export function createBotModule(options: BotOptions = {}): Module {
         outgoing_reason: null,
         functions: "[]",
         follow_ups: "[]",
+        outside_hours: "answer",
+        away_message: "",
+        follow_ups_in_hours: 0,
         created_at: account.at,
         updated_at: account.at,
       });

@@ -11,11 +11,21 @@ import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../..
 import { newId } from "../../platform/ids.ts";
 import { enqueueJobs, type JobContext, type JobHandler } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
+import {
+  type BusinessHours,
+  hoursPlaceholders,
+  isOpen,
+  loadBusinessHours,
+  nextOpening,
+} from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import { render } from "../contacts/placeholders.ts";
+import { findContactById } from "../contacts/repo.ts";
 import * as conversations from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
-import { createOutboundMessage, enqueueAccountEvent } from "../delivery/outbound.ts";
+import { createOutboundMessage } from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
+import { notify } from "../notifications/service.ts";
 import { lastOutgoingCampaignOf } from "../outgoing/repo.ts";
 import {
   type BuiltinEngine,
@@ -52,7 +62,7 @@ import { summaryJob } from "./summary.ts";
 
 // The job type is the messaging module's: it enqueues one for every inbound text.
 export { BOT_REPLY_JOB, botReplyJob } from "../messaging/jobs.ts";
-export const HUMAN_ALERT_EVENT = "conversation.human_alert";
+export const HUMAN_ALERT_EVENT = "conversation.human_alert" as const;
 /** Replies longer than an inbound message may be are cut (a runaway model must not store megabytes). */
 const MAX_REPLY_CHARS = 10_000;
 
@@ -64,7 +74,9 @@ export type AlertReason =
   /** A custom function the LLM called failed (error, timeout, blocked address). */
   | "function_error"
   /** The customer asked for a person: the bot handed over and paused itself. */
-  | "human_requested";
+  | "human_requested"
+  /** Outside business hours on a campaign with an away message: the bot did not answer. */
+  | "outside_hours";
 
 export type SkipReason =
   | "message_not_found"
@@ -76,7 +88,9 @@ export type SkipReason =
   | "no_campaign"
   | "campaign_not_live"
   /** The fallback already went out in this conversation and nobody has answered since (alert kept). */
-  | "fallback_already_sent";
+  | "fallback_already_sent"
+  /** Outside business hours, the away message already went out in this closed period (alert kept). */
+  | "away_already_sent";
 
 export type BotOutcome =
   | {
@@ -88,7 +102,8 @@ export type BotOutcome =
       debited: number;
     }
   | { action: "skipped"; reason: SkipReason }
-  | { action: "alerted"; reason: "out_of_credits"; campaignId: string };
+  | { action: "alerted"; reason: "out_of_credits"; campaignId: string }
+  | { action: "away"; messageId: string; campaignId: string; debited: number };
 
 export interface BotOptions {
   /** Total time for one LLM reply including its retry (tests shorten it). */
@@ -162,7 +177,20 @@ export function botReplyHandler(
   };
 }
 
-/** Sets the alert; the event goes out only when this call raised it and an events URL is set. */
+const ALERT_WHY: Record<AlertReason, string> = {
+  no_answer: "The bot had no answer to the customer's question.",
+  llm_error: "The bot's language model failed to answer.",
+  llm_not_configured: "The campaign uses the LLM engine, but no LLM is configured.",
+  out_of_credits: "The account is out of credits, so the bot could not answer.",
+  function_error: "A function the bot called failed.",
+  human_requested: "The customer asked to talk to a person.",
+  outside_hours: "The customer wrote outside business hours and got the away message.",
+};
+
+/**
+ * Sets the alert; only the call that raised it tells people (the bell, e-mail, the events webhook),
+ * at once or, outside business hours, at the next opening.
+ */
 async function raiseAlert(
   trx: Parameters<typeof conversations.raiseHumanAlert>[0],
   account: AccountRow,
@@ -172,12 +200,22 @@ async function raiseAlert(
   at: number,
 ): Promise<boolean> {
   const raised = await conversations.raiseHumanAlert(trx, account.id, conversation.id, reason, at);
-  if (!raised || !account.events_webhook_url) return false;
-  await enqueueAccountEvent(
-    trx,
-    account.id,
-    HUMAN_ALERT_EVENT,
-    {
+  if (!raised) return false;
+  const contact = await findContactById(trx, account.id, conversation.contact_id);
+  const who =
+    [contact?.first_name, contact?.last_name].filter(Boolean).join(" ") ||
+    contact?.phone ||
+    contact?.email ||
+    "A customer";
+  await notify(trx, {
+    accountId: account.id,
+    kind: HUMAN_ALERT_EVENT,
+    title: `${who} needs a human`,
+    body: ALERT_WHY[reason],
+    link: `/inbox/${conversation.id}`,
+    ...(conversation.assignee_id ? { userIds: [conversation.assignee_id] } : {}),
+    audience: "team",
+    webhook: {
       conversation_id: conversation.id,
       contact_id: conversation.contact_id,
       reason,
@@ -185,7 +223,7 @@ async function raiseAlert(
       created_at: iso(at),
     },
     at,
-  );
+  });
   return true;
 }
 
@@ -246,6 +284,13 @@ export async function runBotReply(
     // the authoritative check.
     await alertOutOfCredits(ctx, account, conversation, campaign.id, inbound);
     return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
+  }
+
+  if (campaign.outside_hours === "away") {
+    const hours = await loadBusinessHours(db.kysely, accountId);
+    if (!isOpen(hours, Date.now())) {
+      return sendAwayMessage(ctx, { account, conversation, campaign, inbound, hours, cost });
+    }
   }
 
   const generated = await generate(ctx, { inbound, account, campaign, engine, target, options, log });
@@ -347,6 +392,82 @@ export async function runBotReply(
     throw err;
   }
   return result;
+}
+
+/**
+ * Outside business hours on an "away" campaign: instead of an answer, the away message, once per closed
+ * period and conversation (external id "away:<conversation>:<next opening>", unique per account, so a
+ * twin run or a second message of the same night writes nothing), and a human alert for the opening.
+ */
+async function sendAwayMessage(
+  ctx: AppContext,
+  input: {
+    account: AccountRow;
+    conversation: ConversationRow;
+    campaign: CampaignRow;
+    inbound: MessageRow;
+    hours: BusinessHours | null;
+    cost: number;
+  },
+): Promise<BotOutcome> {
+  const { db } = ctx;
+  const { account, conversation, campaign, inbound, hours, cost } = input;
+  const accountId = account.id;
+  const now = Date.now();
+  const externalId = `away:${conversation.id}:${nextOpening(hours, now)}`;
+  const contact = await findContactById(db.kysely, accountId, inbound.contact_id);
+  const body = render(
+    campaign.away_message,
+    contact ?? { first_name: null, last_name: null, phone: null, email: null },
+    hoursPlaceholders(hours, now),
+  );
+  /** The period's away message is out: the customer's message still waits for a person. */
+  const alertOnly = async (trx: Parameters<Parameters<typeof db.write>[0]>[0]) => {
+    await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+    await raiseAlert(trx, account, conversation, "outside_hours", inbound.id, now);
+  };
+  try {
+    return await db.write(async (trx): Promise<BotOutcome> => {
+      const sw = await conversations.readSwitches(trx, accountId, conversation.id);
+      const late = sw ? switchesBlock(sw) : "message_not_found";
+      if (late) return { action: "skipped", reason: late };
+      if (await findMessageByExternalId(trx, accountId, externalId)) {
+        await alertOnly(trx);
+        return { action: "skipped", reason: "away_already_sent" };
+      }
+      const message = await createOutboundMessage(trx, accountId, {
+        sender: "bot",
+        channel: inbound.channel,
+        toId: inbound.from_id,
+        campaignId: campaign.id,
+        externalId,
+        conversationId: conversation.id,
+        contactId: inbound.contact_id,
+        body,
+        botOutcome: "away",
+        at: now,
+      });
+      if (cost > 0) {
+        const debited = await debit(trx, accountId, {
+          amount: cost,
+          kind: "bot_reply",
+          messageId: message.id,
+          description: `Away message (campaign ${campaign.name})`,
+        });
+        if (!debited) throw new OutOfCredits();
+      }
+      await alertOnly(trx);
+      return { action: "away", messageId: message.id, campaignId: campaign.id, debited: cost / 100 };
+    });
+  } catch (err) {
+    if (err instanceof OutOfCredits) {
+      await alertOutOfCredits(ctx, account, conversation, campaign.id, inbound);
+      return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
+    }
+    // A twin run wrote this period's away message first.
+    if (isUniqueViolation(err)) return { action: "skipped", reason: "away_already_sent" };
+    throw err;
+  }
 }
 
 async function alertOutOfCredits(

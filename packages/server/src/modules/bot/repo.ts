@@ -194,14 +194,15 @@ export async function setOutgoingState(
   state: "running" | "paused" | "done",
   reason: string | null,
   onlyFrom?: "running",
-): Promise<void> {
+): Promise<boolean> {
   let q = db
     .updateTable("campaigns")
     .set({ outgoing_state: state, outgoing_reason: reason, updated_at: Date.now() })
     .where("account_id", "=", accountId)
     .where("id", "=", campaignId);
   if (onlyFrom) q = q.where("outgoing_state", "=", onlyFrom);
-  await q.execute();
+  const result = await q.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 // --- Function calls, token use per reply, hand-over summaries (all keyed by account first) ---

@@ -14,6 +14,7 @@ export const LIMITS = {
   keyword: 100,
   fallbackMessage: 2_000,
   model: 200,
+  awayMessage: 1_000,
 } as const;
 
 /** Campaign bodies carry up to 500 knowledge entries, more than the default 1 MiB body limit. */
@@ -115,6 +116,14 @@ export const OutgoingBody = Type.Object({
         "400 above it, the message names the ceiling)",
     }),
   ),
+  onlyInHours: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "true: first messages go out only during the account's business hours; while closed, sending " +
+        "waits and resumes at the next opening (GET /v1/account/business-hours). Default false",
+    }),
+  ),
 });
 
 /** Why a member got no first message. */
@@ -144,6 +153,7 @@ const OutgoingJson = Type.Union([
       Type.Null(),
     ]),
     ratePerMinute: Type.Integer(),
+    onlyInHours: Type.Boolean(),
     state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()], {
       description: "null until started",
     }),
@@ -233,14 +243,50 @@ export const FollowUpStepBody = Type.Object(
           "(1–2,000 characters); the LLM writes it from the conversation",
       }),
     ),
+    // Types only: the service checks the rest with messages that name the step (followUps[0].whatsappTemplate.name).
+    whatsappTemplate: Type.Optional(
+      Type.Union(
+        [
+          // name and language are required by the service (its message names the step).
+          Type.Object({
+            name: Type.Optional(
+              Type.String({
+                description:
+                  "Required: the name of a template approved in WhatsApp Manager: lowercase letters, digits and _, up to 512 characters",
+              }),
+            ),
+            language: Type.Optional(
+              Type.String({ description: "Required: its language code, like en_US, pt_BR or en" }),
+            ),
+            parameters: Type.Optional(
+              Type.Array(Type.String(), {
+                description:
+                  "Up to 10 values of the template body's {{1}}, {{2}}, … in order (1–1,024 characters " +
+                  "each), with the placeholders of message ({{firstName|there}}) filled per contact",
+              }),
+            ),
+          }),
+          Type.Null(),
+        ],
+        {
+          description:
+            "On WhatsApp, outside the 24-hour window since the customer's last message (when free text " +
+            "is refused), the step goes out as this approved template; without one it is skipped there. " +
+            "Within the window, message or instruction goes out as usual.",
+        },
+      ),
+    ),
   },
-  { description: "Exactly one of message and instruction" },
+  { description: "Exactly one of message and instruction; optionally a WhatsApp template" },
 );
 
 export const FollowUpStepJson = Type.Object({
   after: Type.String(),
   message: Type.Optional(Type.String()),
   instruction: Type.Optional(Type.String()),
+  whatsappTemplate: Type.Optional(
+    Type.Object({ name: Type.String(), language: Type.String(), parameters: Type.Array(Type.String()) }),
+  ),
 });
 
 const FollowUps = Type.Array(FollowUpStepBody, {
@@ -251,6 +297,21 @@ const FollowUps = Type.Array(FollowUpStepBody, {
     "`after` the previous one. Any new message in the conversation stops the steps; a person's reply " +
     "starts them again. Not sent to resolved conversations, contacts who opted out (SMS STOP, the label " +
     "no-follow-up) or where the bot is off. Replaced as a whole.",
+});
+
+const OutsideHours = Type.Union([Type.Literal("answer"), Type.Literal("away")], {
+  description:
+    "Outside the account's business hours: answer as usual (default), or away: the bot does not answer; " +
+    "the conversation gets awayMessage once per closed period and a human alert (outside_hours)",
+});
+const AwayMessage = Type.Union([Type.String({ maxLength: LIMITS.awayMessage }), Type.Null()], {
+  description:
+    "Sent outside business hours when outsideHours is away (required then, 1–1,000 characters); the " +
+    "placeholders of messages and {{openingTime}}, the next opening in the account's zone (Monday 09:00)",
+});
+const FollowUpsInHours = Type.Boolean({
+  description:
+    "true: a follow-up falling due outside business hours waits for the next opening (default false)",
 });
 
 export const CampaignSummaryJson = Type.Object({
@@ -275,6 +336,9 @@ export const CampaignJson = Type.Object(
     knowledge: Type.Array(KnowledgeEntryJson),
     functions: Type.Array(BotFunctionJson),
     followUps: Type.Array(FollowUpStepJson),
+    outsideHours: OutsideHours,
+    awayMessage: Type.Union([Type.String(), Type.Null()], { description: "null when none was given" }),
+    followUpsInHours: Type.Boolean(),
   },
   { description: "A bot campaign (extension)" },
 );
@@ -292,6 +356,9 @@ export const CreateCampaignBody = Type.Object({
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
   functions: Type.Optional(Functions),
   followUps: Type.Optional(FollowUps),
+  outsideHours: Type.Optional(OutsideHours),
+  awayMessage: Type.Optional(AwayMessage),
+  followUpsInHours: Type.Optional(FollowUpsInHours),
 });
 
 export const UpdateCampaignBody = Type.Object({
@@ -311,6 +378,9 @@ export const UpdateCampaignBody = Type.Object({
   outgoing: Type.Optional(Type.Union([OutgoingBody, Type.Null()])),
   functions: Type.Optional(Functions),
   followUps: Type.Optional(FollowUps),
+  outsideHours: Type.Optional(OutsideHours),
+  awayMessage: Type.Optional(AwayMessage),
+  followUpsInHours: Type.Optional(FollowUpsInHours),
 });
 
 export const CampaignParams = Type.Object({ campaignId: Type.String({ maxLength: 64 }) });
@@ -363,6 +433,11 @@ export const PreviewJson = Type.Object({
 export const OutgoingStats = Type.Object({
   state: Type.Union([Type.Literal("running"), Type.Literal("paused"), Type.Literal("done"), Type.Null()]),
   pausedReason: Type.Union([Type.String(), Type.Null()]),
+  resumesAt: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "Running with outgoing.onlyInHours while the account is closed: the next opening (ISO 8601 UTC), " +
+      "when sending resumes; null otherwise",
+  }),
   members: Type.Integer({ description: "Members of the list now" }),
   queued: Type.Integer({ description: "Members not reached yet" }),
   sent: Type.Integer({ description: "First messages delivered (Sent)" }),

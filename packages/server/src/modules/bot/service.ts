@@ -170,6 +170,8 @@ export interface Outgoing {
   /** WhatsApp: the approved template each first message is sent as. */
   template?: { name: string; language: string; parameters: string[] } | null;
   ratePerMinute: number;
+  /** Only during the account's business hours (absent on campaigns saved before: false). */
+  onlyInHours?: boolean;
 }
 
 /**
@@ -204,6 +206,7 @@ function outgoingView(c: CampaignRow) {
         channel: o.channel ?? null,
         channelId: o.channelId ?? null,
         template: o.template ?? null,
+        onlyInHours: o.onlyInHours ?? false,
         state: c.outgoing_state,
         pausedReason: c.outgoing_reason,
       }
@@ -257,7 +260,15 @@ async function parseOutgoing(
   if (input.template && template === null) {
     throw new AppError("VALIDATION_ERROR", "outgoing.template is for WhatsApp channels only");
   }
-  const o: Outgoing = { message, listId: input.listId, channel, channelId, template, ratePerMinute };
+  const o: Outgoing = {
+    message,
+    listId: input.listId,
+    channel,
+    channelId,
+    template,
+    ratePerMinute,
+    onlyInHours: input.onlyInHours ?? false,
+  };
   return JSON.stringify(o);
 }
 
@@ -285,7 +296,25 @@ export function campaignView(c: CampaignRow) {
     knowledge: parseKnowledge(c.knowledge),
     functions: parseFunctions(c.functions),
     followUps: followUpsView(c.follow_ups),
+    outsideHours: c.outside_hours,
+    awayMessage: c.away_message === "" ? null : c.away_message,
+    followUpsInHours: Number(c.follow_ups_in_hours) === 1,
   };
+}
+
+/** The away message as given: trimmed, at most 1,000 characters; null or blank is none (""). */
+function awayMessageOf(value: string | null): string {
+  return value === null ? "" : limited(value, "awayMessage", LIMITS.awayMessage);
+}
+
+/** Away outside business hours needs something to send. */
+function requireAwayMessage(outsideHours: CampaignRow["outside_hours"], awayMessage: string): void {
+  if (outsideHours === "away" && awayMessage === "") {
+    throw new AppError(
+      "VALIDATION_ERROR",
+      "awayMessage is required when outsideHours is away (1–1,000 characters, {{openingTime}} for the next opening)",
+    );
+  }
 }
 
 /**
@@ -307,6 +336,9 @@ export async function createCampaign(
   const now = Date.now();
   const followUps = normaliseFollowUps(input.followUps ?? []);
   requireFollowUpEngine(followUps, input.engine ?? "auto");
+  const outsideHours = input.outsideHours ?? "answer";
+  const awayMessage = awayMessageOf(input.awayMessage ?? null);
+  requireAwayMessage(outsideHours, awayMessage);
   const row: CampaignRow = {
     id: newId("campaign"),
     account_id: accountId,
@@ -334,6 +366,9 @@ export async function createCampaign(
         : await normaliseFunctions(input.functions, limits?.outboundAllowCidrs ?? []),
     ),
     follow_ups: JSON.stringify(followUps),
+    outside_hours: outsideHours,
+    away_message: awayMessage,
+    follow_ups_in_hours: input.followUpsInHours ? 1 : 0,
     created_at: now,
     updated_at: now,
   };
@@ -378,6 +413,9 @@ export async function updateCampaign(
   }
   const followUps = input.followUps === undefined ? undefined : normaliseFollowUps(input.followUps);
   if (followUps !== undefined) patch.follow_ups = JSON.stringify(followUps);
+  if (input.outsideHours !== undefined) patch.outside_hours = input.outsideHours;
+  if (input.awayMessage !== undefined) patch.away_message = awayMessageOf(input.awayMessage);
+  if (input.followUpsInHours !== undefined) patch.follow_ups_in_hours = input.followUpsInHours ? 1 : 0;
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
     const current = await repo.findCampaign(trx, accountId, campaignId);
@@ -386,6 +424,10 @@ export async function updateCampaign(
     if (followUps !== undefined || input.engine !== undefined) {
       requireFollowUpEngine(followUps ?? parseFollowUps(current.follow_ups), input.engine ?? current.engine);
     }
+    requireAwayMessage(
+      patch.outside_hours ?? current.outside_hours,
+      patch.away_message ?? current.away_message,
+    );
     if (input.isDefault === false && Number(current.is_default) === 1) {
       throw new AppError(
         "CAMPAIGN_IS_DEFAULT",

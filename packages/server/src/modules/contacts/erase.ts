@@ -1,12 +1,13 @@
 // Right to erasure: a contact goes with its conversation, messages, delivery attempts, memberships,
-// pending jobs and stored attachments. One transaction (each table written by its owner's repository),
-// then the files nothing else uses are removed.
+// pending jobs, the team's private notes and stored attachments. One transaction (each table written
+// by its owner's repository), then the files nothing else uses are removed.
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { cancelQueuedJobsOfSubjects } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
 import { deleteBotRecordsOfConversations } from "../bot/repo.ts";
 import { deleteVisitorsOfContact } from "../channels/repo.ts";
+import { deleteNotesOfConversations } from "../conversations/notes-repo.ts";
 import { deleteConversationsOfContact } from "../conversations/repo.ts";
 import { deleteAttemptsOfMessages } from "../delivery/repo.ts";
 import { removeContactFromAllLists } from "../lists/repo.ts";
@@ -26,6 +27,7 @@ export async function eraseContact(ctx: AppContext, accountId: string, contactId
     await cancelQueuedJobsOfSubjects(trx, accountId, messageIds);
     const conversationIds = await deleteConversationsOfContact(trx, accountId, contactId);
     await deleteBotRecordsOfConversations(trx, accountId, conversationIds);
+    await deleteNotesOfConversations(trx, accountId, conversationIds);
     await removeContactFromAllLists(trx, accountId, contactId);
     // A widget visitor's token stops working with its contact.
     await deleteVisitorsOfContact(trx, accountId, contactId);

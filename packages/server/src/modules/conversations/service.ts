@@ -1,7 +1,9 @@
 // Conversation rules: the JSON view, pages with filters, and the per-conversation bot switch.
+
+import type { Transaction } from "kysely";
 import type { Static } from "typebox";
 import type { Db } from "../../platform/db/index.ts";
-import type { AccountRow } from "../../platform/db/schema.ts";
+import type { AccountRow, Database } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { decodeCursor } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
@@ -155,6 +157,8 @@ export async function changeInboxState(
   conversationId: string,
   change: InboxChange,
   isUser: (userId: string) => Promise<boolean>,
+  /** Runs in the change's transaction (the assignee's notification). */
+  alsoIn?: (trx: Transaction<Database>) => Promise<void>,
 ): Promise<void> {
   const patch: inbox.InboxPatch = {};
   if (change.status !== undefined) patch.status = change.status;
@@ -175,9 +179,11 @@ export async function changeInboxState(
     patch.human_alert = 0;
     patch.human_alert_reason = null;
   }
-  const found = await db.write((trx) =>
-    inbox.updateInboxState(trx, accountId, conversationId, patch, Date.now()),
-  );
+  const found = await db.write(async (trx) => {
+    const updated = await inbox.updateInboxState(trx, accountId, conversationId, patch, Date.now());
+    if (updated && alsoIn) await alsoIn(trx);
+    return updated;
+  });
   if (!found) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
 }
 

@@ -7,6 +7,7 @@ import { newId } from "../../platform/ids.ts";
 import { iso } from "../../platform/text.ts";
 import { addCredits, disarmAutoRechargeIfBelow, takeCredits } from "../accounts/repo.ts";
 import { enqueueAccountEvent } from "../delivery/outbound.ts";
+import { warnIfCreditsLow } from "../notifications/service.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -43,6 +44,7 @@ export async function debit(db: Q, accountId: string, entry: LedgerEntry): Promi
   if (balanceAfter === null) return null;
   const transactionId = await insertTransaction(db, accountId, -entry.amount, balanceAfter, entry);
   await maybeFireAutoRecharge(db, accountId);
+  await warnIfCreditsLow(db, accountId, balanceAfter + entry.amount, balanceAfter);
   return { transactionId, balanceAfter };
 }
 

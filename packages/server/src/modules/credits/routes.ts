@@ -121,8 +121,14 @@ export function creditRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { ownerInvite, ...created } = await createSubaccount(ctx, accountOf(request), request.body);
-      const url = inviteLink(requestLinkBase(ctx.config, request), ownerInvite.token);
+      const linkBase = requestLinkBase(ctx.config, request);
+      const { ownerInvite, ...created } = await createSubaccount(
+        ctx,
+        accountOf(request),
+        request.body,
+        linkBase,
+      );
+      const url = inviteLink(linkBase, ownerInvite.token);
       return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
     },
   );

@@ -10,7 +10,7 @@ import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/paginati
 import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import * as accounts from "../accounts/repo.ts";
 import { createAccountWithoutOwner, requireAccountByEmail } from "../accounts/service.ts";
-import { newInvite } from "../accounts/team.ts";
+import { enqueueInviteEmail, newInvite } from "../accounts/team.ts";
 import * as users from "../accounts/users-repo.ts";
 import { credit, debit } from "./ledger.ts";
 import * as repo from "./repo.ts";
@@ -109,9 +109,11 @@ export interface CreatedSubaccount extends SubaccountView {
  * elsewhere, that is settled when the invite is accepted. Within the agency a duplicate is reported.
  */
 export async function createSubaccount(
-  ctx: Pick<AppContext, "db" | "onAccountCreated">,
-  agency: Pick<AccountRow, "id" | "email">,
+  ctx: Pick<AppContext, "db" | "onAccountCreated" | "config">,
+  agency: Pick<AccountRow, "id" | "email" | "name">,
   input: { email: string; name?: string },
+  /** Where links point: with e-mail set up, the owner also gets their link by e-mail. */
+  linkBase: string,
 ): Promise<CreatedSubaccount> {
   const email = normaliseEmail(input.email);
   if (!isValidEmail(email))
@@ -128,6 +130,15 @@ export async function createSubaccount(
     async (trx, accountId, address) => {
       const { invite, token } = newInvite(accountId, address, "owner", null);
       await users.insertInvite(trx, invite);
+      await enqueueInviteEmail(trx, ctx.config, {
+        accountId,
+        to: address,
+        accountName: input.name?.trim() || address,
+        invitedBy: agency.name,
+        role: "owner",
+        linkBase,
+        token,
+      });
       made.ownerInvite = { token, expiresAt: iso(invite.expires_at) };
     },
   ).catch((err: unknown) => {

@@ -29,9 +29,10 @@ export interface OutboundMessageInput {
   externalId?: string | null;
   /**
    * A bot message: whether a reply answered, fell back, or handed over to a person (the dashboard counts
-   * them), or a campaign's follow-up after the customer went quiet.
+   * them), a campaign's follow-up after the customer went quiet, or its away message outside business
+   * hours.
    */
-  botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | null;
+  botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | "away" | null;
   /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
   template?: { name: string; language: string; parameters: string[] } | null;
   at?: number;

@@ -1,6 +1,6 @@
 // Delivery SQL: the delivery attempts and account events this module owns. Account id first in every
 // function. Messages' delivery status belongs to the messaging module (messaging/repo.ts).
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { Database, DeliveryAttemptRow, EventRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
@@ -144,4 +144,39 @@ export async function deleteAttemptsOfMessages(
       .where("message_id", "in", messageIds.slice(i, i + 500))
       .execute();
   }
+}
+
+export interface FailingTarget {
+  account_id: string;
+  url: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+/**
+ * Every account's delivery targets (webhook or channel URL) whose attempts since `since` all failed,
+ * at least `minAttempts` of them. A sweep across accounts (the notifications' health check), read-only.
+ */
+export async function failingTargets(db: Q, since: number, minAttempts: number): Promise<FailingTarget[]> {
+  const rows = await db
+    .selectFrom("delivery_attempts")
+    .select([
+      "account_id",
+      "url",
+      sql<number>`count(*)`.as("attempts"),
+      sql<number>`sum(case when error_class is null then 1 else 0 end)`.as("ok"),
+      sql<string | null>`max(error_class)`.as("last_error"),
+    ])
+    .where("attempted_at", ">=", since)
+    .where("url", "is not", null)
+    .groupBy(["account_id", "url"])
+    .execute();
+  return rows
+    .filter((r) => Number(r.ok) === 0 && Number(r.attempts) >= minAttempts)
+    .map((r) => ({
+      account_id: r.account_id,
+      url: r.url as string,
+      attempts: Number(r.attempts),
+      last_error: r.last_error,
+    }));
 }

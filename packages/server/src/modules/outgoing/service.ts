@@ -18,7 +18,15 @@ import {
 } from "../../platform/jobs.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
+import {
+  type BusinessHours,
+  hoursPlaceholders,
+  isOpen,
+  loadBusinessHours,
+  nextOpening,
+} from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import { parseFollowUps, scheduleFollowUp } from "../bot/follow-ups.ts";
 import * as campaigns from "../bot/repo.ts";
 import { outgoingOf, requireCampaign } from "../bot/service.ts";
 import { findChannel } from "../channels/repo.ts";
@@ -30,9 +38,15 @@ import {
 } from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage } from "../delivery/outbound.ts";
+import { notify } from "../notifications/service.ts";
 import * as repo from "./repo.ts";
 
 export const TICK_MS = 10_000;
+/**
+ * A campaign held to business hours while closed checks the hours again at least this often, so a
+ * change of the hours (or of onlyInHours) is seen without waiting for the opening it computed.
+ */
+const HOURS_RECHECK_MS = 60_000;
 /** At rates above one member per SLOT_MS, the members due within one slot share a transaction. */
 const SLOT_MS = 50;
 
@@ -58,6 +72,36 @@ class Stop extends Error {
   }
 }
 
+/** An outgoing campaign finished or paused: its owners and admins are told (and the events webhook). */
+async function tellCampaignState(
+  trx: Parameters<typeof notify>[0],
+  accountId: string,
+  campaignId: string,
+  name: string | null,
+  what: "done" | "paused" | "out_of_credits",
+): Promise<void> {
+  const label = name ? `"${name}"` : "An outgoing campaign";
+  const sentence = {
+    done: ["finished", "Every member of its list got its first message."],
+    paused: ["was paused", "A person paused it; start it again from the campaign page."],
+    out_of_credits: ["paused: out of credits", "It stops until credits are added, then start it again."],
+  }[what];
+  await notify(trx, {
+    accountId,
+    kind: what === "done" ? "campaign.finished" : "campaign.paused",
+    title: `${label} ${sentence[0]}`,
+    body: sentence[1] ?? "",
+    link: `/campaigns/${campaignId}`,
+    audience: "managers",
+    webhook: {
+      campaign_id: campaignId,
+      state: what === "done" ? "done" : "paused",
+      reason: what === "done" ? null : what,
+    },
+    at: Date.now(),
+  });
+}
+
 async function ensureJob(trx: Parameters<typeof enqueueJobs>[0], accountId: string, campaignId: string) {
   const active = await activeJobsOf(trx, accountId, outgoingJob.type, campaignId);
   if (active.length === 0) await enqueueJobs(trx, [outgoingJob.create({ campaignId }, { accountId })]);
@@ -79,9 +123,11 @@ export async function startOutgoing(ctx: AppContext, accountId: string, campaign
 export async function pauseOutgoing(ctx: AppContext, accountId: string, campaignId: string) {
   const c = await requireCampaign(ctx.db, accountId, campaignId);
   if (c.outgoing_state === "running") {
-    await ctx.db.write((trx) =>
-      campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "paused", "running"),
-    );
+    await ctx.db.write(async (trx) => {
+      if (await campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "paused", "running")) {
+        await tellCampaignState(trx, accountId, c.id, c.name, "paused");
+      }
+    });
   }
   return outgoingStats(ctx, accountId, campaignId);
 }
@@ -104,9 +150,16 @@ export async function outgoingStats(ctx: AppContext, accountId: string, campaign
         pending: 0,
         replied: 0,
       };
+  let resumesAt: string | null = null;
+  if (o?.onlyInHours && c.outgoing_state === "running") {
+    const now = Date.now();
+    const opening = nextOpening(await loadBusinessHours(ctx.db.kysely, accountId), now);
+    if (opening > now) resumesAt = iso(opening);
+  }
   return {
     state: c.outgoing_state,
     pausedReason: c.outgoing_reason,
+    resumesAt,
     members: f.members,
     queued: Math.max(0, f.members - f.reached),
     sent: f.sent,
@@ -173,6 +226,11 @@ export async function sendTick(
   if (!c || !o || c.outgoing_state !== "running") return;
   const account = await findAccountById(db.kysely, accountId);
   if (!account) return;
+  const hours = await loadBusinessHours(db.kysely, accountId);
+  if (o.onlyInHours && !isOpen(hours, Date.now())) {
+    await waitForOpening(ctx, accountId, campaignId, hours);
+    return;
+  }
   const metered =
     ctx.config.botMetering === "all" ||
     (ctx.config.botMetering === "subaccounts" && account.kind === "subaccount");
@@ -183,6 +241,7 @@ export async function sendTick(
   const tickMs = Math.min(TICK_MS, ctx.config.jobLeaseMs / 2);
   const perTick = Math.max(1, Math.floor(tickMs / interval));
   const members = await repo.membersNotReached(db.kysely, accountId, o.listId, campaignId, perTick);
+  const followUps = parseFollowUps(c.follow_ups);
   // A campaign through a provider channel (a deleted one: its messages fail with channel_deleted).
   const viaChannel = o.channelId
     ? ((await findChannel(db.kysely, accountId, o.channelId)) ?? { id: o.channelId, type: "deleted" })
@@ -190,6 +249,7 @@ export async function sendTick(
   // Keep the previous tick's pace; a tick that starts late (a restart) starts now, without a burst.
   const now = Date.now();
   const start = at !== undefined && at > now - interval ? at : now;
+  const placeholders = hoursPlaceholders(hours, now);
   type Member = (typeof members)[number];
   /** One member's send row (and message, debit) inside the caller's transaction. */
   const sendOne = async (
@@ -272,9 +332,12 @@ export async function sendTick(
       campaignId,
       conversationId,
       contactId: contact.id,
-      body: render(o.message, contact),
+      body: render(o.message, contact, placeholders),
       template: o.template
-        ? { ...o.template, parameters: o.template.parameters.map((p) => render(p, contact)) }
+        ? {
+            ...o.template,
+            parameters: o.template.parameters.map((p) => render(p, contact, placeholders)),
+          }
         : null,
       at: now,
     });
@@ -290,6 +353,16 @@ export async function sendTick(
     }
     await repo.setSendMessage(trx, accountId, campaignId, contact.id, message.id);
     await setConversationCampaign(trx, accountId, conversationId, campaignId);
+    // A member who does not answer gets the campaign's follow-ups, as after a bot reply: the clock
+    // starts at the first message, in its transaction (once: the send row is claimed once).
+    await scheduleFollowUp(trx, accountId, {
+      conversationId,
+      campaignId,
+      step: 1,
+      afterMessageId: message.id,
+      at: now,
+      steps: followUps,
+    });
   };
   /** A slot's members in one transaction that first re-reads the campaign's state (a pause stops it). */
   const sendSlot = (slot: Member[]) =>
@@ -301,10 +374,16 @@ export async function sendTick(
   // At fast rates one commit per member cannot keep up (PostgreSQL ~85 a second here): members due
   // within SLOT_MS of each other share a transaction, sent at the slot's first member's time.
   const perSlot = Math.max(1, Math.floor(SLOT_MS / interval));
+  /** Members this tick reached (fewer than fetched when the business closed during the tick). */
+  let reached = members.length;
   try {
     for (let k = 0; k < members.length; k += perSlot) {
       const slot = members.slice(k, k + perSlot);
       await sleepUntil(start + k * interval);
+      if (o.onlyInHours && !isOpen(hours, Date.now())) {
+        reached = k;
+        break;
+      }
       try {
         await sendSlot(slot);
       } catch (err) {
@@ -317,10 +396,18 @@ export async function sendTick(
   } catch (err) {
     if (!(err instanceof Stop)) throw err;
     if (err.reason === "out_of_credits") {
-      await db.write((trx) =>
-        campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "out_of_credits", "running"),
-      );
+      await db.write(async (trx) => {
+        if (
+          await campaigns.setOutgoingState(trx, accountId, campaignId, "paused", "out_of_credits", "running")
+        ) {
+          await tellCampaignState(trx, accountId, campaignId, c.name, "out_of_credits");
+        }
+      });
     }
+    return;
+  }
+  if (reached < members.length) {
+    await waitForOpening(ctx, accountId, campaignId, hours);
     return;
   }
   await db.write(async (trx) => {
@@ -330,7 +417,9 @@ export async function sendTick(
       // Everyone on the list now was reached (members added later: start it again).
       const left = await repo.membersNotReached(trx, accountId, o.listId, campaignId, 1);
       if (left.length === 0) {
-        await campaigns.setOutgoingState(trx, accountId, campaignId, "done", null, "running");
+        if (await campaigns.setOutgoingState(trx, accountId, campaignId, "done", null, "running")) {
+          await tellCampaignState(trx, accountId, campaignId, c.name, "done");
+        }
         return;
       }
     }
@@ -339,6 +428,31 @@ export async function sendTick(
     const next = start + members.length * interval;
     await enqueueJobs(trx, [
       outgoingJob.create({ campaignId, at: next }, { accountId, runAt: Math.max(Date.now(), next - 500) }),
+    ]);
+  });
+}
+
+/**
+ * Closed, on a campaign held to business hours: the next tick at the next opening (or sooner, to look
+ * at the hours again), if the campaign is still running. The campaign stays "running".
+ */
+async function waitForOpening(
+  ctx: AppContext,
+  accountId: string,
+  campaignId: string,
+  hours: BusinessHours | null,
+): Promise<void> {
+  const now = Date.now();
+  const opening = nextOpening(hours, now);
+  const runAt = Math.min(opening, now + HOURS_RECHECK_MS);
+  await ctx.db.write(async (trx) => {
+    const current = await campaigns.findCampaign(trx, accountId, campaignId);
+    if (current?.outgoing_state !== "running") return;
+    await enqueueJobs(trx, [
+      outgoingJob.create(runAt === opening ? { campaignId, at: opening } : { campaignId }, {
+        accountId,
+        runAt,
+      }),
     ]);
   });
 }

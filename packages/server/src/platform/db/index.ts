@@ -33,6 +33,10 @@ import * as m026 from "./migrations/026_channel_providers.ts";
 import * as m027 from "./migrations/027_message_media_index.ts";
 import * as m028 from "./migrations/028_bot_functions.ts";
 import * as m029 from "./migrations/029_follow_ups.ts";
+import * as m030 from "./migrations/030_notifications.ts";
+import * as m031 from "./migrations/031_business_hours.ts";
+import * as m032 from "./migrations/032_password_resets.ts";
+import * as m033 from "./migrations/033_conversation_notes.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -92,6 +96,10 @@ const MIGRATIONS: Record<string, Migration> = {
   "027_message_media_index": m027,
   "028_bot_functions": m028,
   "029_follow_ups": m029,
+  "030_notifications": m030,
+  "031_business_hours": m031,
+  "032_password_resets": m032,
+  "033_conversation_notes": m033,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -27,6 +27,8 @@ export interface AccountsTable {
   auto_recharge_armed: Bool;
   created_at: number;
   updated_at: number;
+  /** JSON of accounts/business-hours.ts BusinessHours; null = not set (always open). */
+  business_hours: string | null;
 }
 
 export interface UsersTable {
@@ -65,12 +67,25 @@ export interface InvitesTable {
   accepted_at: number | null;
 }
 
+/** A "Forgot password" link (accounts/password-reset.ts): single use, one hour. */
+export interface PasswordResetsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  /** SHA-256 of the link's token; the token itself is never stored. */
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 export interface SignInFailuresTable {
   id: string;
   /**
    * What the record counts (accounts/sign-in-throttle.ts): a sign-in failure of `pair:<e-mail>|<ip>`
-   * or `ip:<ip>`, a password-change failure `pw:<user id>|<ip>`, or a successful sign-in
-   * `ok:<e-mail>|<ip>` (that address is known for that e-mail).
+   * or `ip:<ip>`, a password-change failure `pw:<user id>|<ip>`, a successful sign-in
+   * `ok:<e-mail>|<ip>` (that address is known for that e-mail), or a password-reset request
+   * `reset:<e-mail>` (accounts/password-reset.ts).
    */
   key: string;
   created_at: number;
@@ -158,6 +173,18 @@ export interface ConversationsTable {
   channel_id: Generated<string>;
   /** When the contact last saw the conversation, where its channel reports it (the website chat). */
   contact_seen_at: Generated<number | null>;
+}
+
+/** A private note in a conversation (conversations/notes.ts): seen by the team only, never sent. */
+export interface ConversationNotesTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  author_user_id: string;
+  body: string;
+  /** JSON array of the user ids the note mentions (resolved when it was written). */
+  mentions: string;
+  created_at: number;
 }
 
 export type ChannelType = "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
@@ -276,6 +303,11 @@ export interface CampaignsTable {
   functions: string;
   /** JSON array of the follow-up steps (bot/follow-ups.ts). */
   follow_ups: string;
+  /** Outside business hours: "answer" as usual or send the away message (once per closed period). */
+  outside_hours: "answer" | "away";
+  away_message: string;
+  /** 1: a follow-up falling due while closed waits for the next opening. */
+  follow_ups_in_hours: Bool;
 }
 
 export type FunctionCallStatus = "ok" | "error" | "timeout" | "blocked" | "invalid_arguments";
@@ -361,6 +393,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   invites: InvitesTable;
+  password_resets: PasswordResetsTable;
   sign_in_failures: SignInFailuresTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
@@ -372,6 +405,7 @@ export interface Database {
   outgoing_sends: OutgoingSendsTable;
   import_rejections: ImportRejectionsTable;
   conversations: ConversationsTable;
+  conversation_notes: ConversationNotesTable;
   messages: MessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
   campaigns: CampaignsTable;
@@ -383,6 +417,51 @@ export interface Database {
   bot_function_calls: BotFunctionCallsTable;
   bot_replies: BotRepliesTable;
   conversation_summaries: ConversationSummariesTable;
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
+  notification_emails: NotificationEmailsTable;
+}
+
+/** A person's in-app notification (the bell). */
+export interface NotificationsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  kind: string;
+  title: string;
+  body: string;
+  /** An app path (`/inbox/<conversation id>`), or null. */
+  link: string | null;
+  /** Set for kinds raised by a periodic check, so one condition is told once an hour. */
+  dedupe_key: string | null;
+  created_at: number;
+  read_at: number | null;
+}
+
+/** Notification preferences: the account's defaults (`scope` "account") or one person's (a user id). */
+export interface NotificationSettingsTable {
+  account_id: string;
+  scope: string;
+  /** JSON {kind: {email?: boolean, app?: boolean}}. */
+  prefs: string;
+  /** Hundredths of a credit; only on the account's row; null = no low-credits warning. */
+  credits_low_threshold: number | null;
+  updated_at: number;
+}
+
+/** A notification waiting to go out by e-mail, in one digest per person and kind. */
+export interface NotificationEmailsTable {
+  id: string;
+  account_id: string;
+  user_id: string;
+  kind: string;
+  title: string;
+  body: string;
+  link: string | null;
+  created_at: number;
+  /** Set when a digest took it (the digest's id and time). */
+  batch_id: string | null;
+  batched_at: number | null;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

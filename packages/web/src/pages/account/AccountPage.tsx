@@ -4,8 +4,12 @@ import { PasswordField } from "../../components/PasswordField.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
 import type { Session } from "../../lib/types.ts";
+import { NotificationsSection } from "./NotificationsSection.tsx";
 
-/** Every role: who you are, and a password change (it signs out your other sessions). */
+/**
+ * Every role: who you are, a password change (it signs out your other sessions) and what you are
+ * notified of.
+ */
 export function AccountPage({ session }: { session: Session }) {
   const [currentPassword, setCurrent] = useState("");
   const [newPassword, setNew] = useState("");
@@ -35,7 +39,7 @@ export function AccountPage({ session }: { session: Session }) {
   };
 
   return (
-    <Stack maw={520}>
+    <Stack maw={760}>
       <Title order={1} size="h2">
         Your profile
       </Title>
@@ -75,6 +79,7 @@ export function AccountPage({ session }: { session: Session }) {
           </Stack>
         </form>
       </Paper>
+      <NotificationsSection />
     </Stack>
   );
 }

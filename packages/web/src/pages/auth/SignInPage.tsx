@@ -1,6 +1,6 @@
-import { Alert, Button, Stack, TextInput } from "@mantine/core";
+import { Alert, Anchor, Button, Group, Stack, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { api, errorMessage } from "../../lib/api.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
@@ -8,7 +8,9 @@ import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
 
 export function SignInPage() {
-  const [email, setEmail] = useState("");
+  const location = useLocation();
+  // Back from a password reset, the address is already known.
+  const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -59,6 +61,11 @@ export function SignInPage() {
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
           />
+          <Group justify="flex-end">
+            <Anchor component={Link} to="/forgot-password" state={{ email }} size="sm">
+              Forgot password?
+            </Anchor>
+          </Group>
           <Button type="submit" loading={busy} fullWidth mt="xs">
             Sign in
           </Button>

@@ -22,6 +22,7 @@ import { canManage } from "../../lib/session.ts";
 import type { BotFunction, Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
 import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
+import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
 
 type Draft = Pick<
@@ -166,6 +167,14 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
   const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
   const [functions, setFunctions] = useState<FunctionDraft[]>(() => functionDraftsOf(campaign.functions));
   const [followUps, setFollowUps] = useState<FollowUpDraft[]>(() => followUpDraftsOf(campaign.followUps));
+  const [hours, setHours] = useState<HoursDraft>(() => ({
+    outsideHours: campaign.outsideHours ?? "answer",
+    awayMessage: campaign.awayMessage ?? "",
+    followUpsInHours: campaign.followUpsInHours ?? false,
+  }));
+  // "Send an away message" without one: said next to the field, and the campaign is not sent.
+  const awayMissing = hours.outsideHours === "away" && !hours.awayMessage.trim();
+  const [awayChecked, setAwayChecked] = useState(false);
   // Parameters that do not parse: shown next to the field, and the campaign is not sent.
   const [functionsInvalid, setFunctionsInvalid] = useState(false);
   const addEntry = (entry: KnowledgeEntry) => {
@@ -189,6 +198,9 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
         ),
         functions: fns,
         followUps: followUpsOf(followUps),
+        outsideHours: hours.outsideHours,
+        awayMessage: hours.awayMessage.trim() || null,
+        followUpsInHours: hours.followUpsInHours,
       }),
     onSuccess: (saved) => {
       notify("Campaign saved");
@@ -208,7 +220,8 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
         e.preventDefault();
         const fns = functionsOf(functions);
         setFunctionsInvalid(fns === null);
-        if (fns === null) {
+        setAwayChecked(true);
+        if (fns === null || awayMissing) {
           save.reset();
           return;
         }
@@ -372,6 +385,12 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
             drafts={followUps}
             engine={draft.engine}
             onChange={setFollowUps}
+          />
+          <HoursSection
+            draft={hours}
+            onChange={setHours}
+            canReadHours={editable}
+            awayError={awayChecked && awayMissing ? "Write the away message, or answer as usual" : null}
           />
           {functionsInvalid && (
             <Alert color="red" role="alert" title="Not saved">

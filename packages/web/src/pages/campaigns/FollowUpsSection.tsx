@@ -1,6 +1,7 @@
 // A campaign's follow-ups: up to 9 steps sent to a customer who went quiet, each a wait and a message
-// (or, with the LLM engine, an instruction the LLM writes the message from). Edited here as part of the
-// campaign (saved with its Save button), with how many went out and how many got an answer.
+// (or, with the LLM engine, an instruction the LLM writes the message from), and optionally the WhatsApp
+// template sent instead outside WhatsApp's 24-hour window. Edited here as part of the campaign (saved
+// with its Save button), with how many went out and how many got an answer.
 import {
   Alert,
   Button,
@@ -13,6 +14,7 @@ import {
   Stack,
   Text,
   Textarea,
+  TextInput,
   Title,
 } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
@@ -40,6 +42,10 @@ export interface FollowUpDraft {
   unit: Unit;
   kind: "message" | "instruction";
   text: string;
+  /** The WhatsApp template (all empty: none). Parameters one a line. */
+  templateName: string;
+  templateLanguage: string;
+  templateParameters: string;
 }
 
 const DURATION = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/;
@@ -71,16 +77,34 @@ export function followUpDraftsOf(steps: FollowUpStep[] | undefined): FollowUpDra
     ...waitOf(s.after),
     kind: s.instruction !== undefined ? "instruction" : "message",
     text: s.instruction ?? s.message ?? "",
+    templateName: s.whatsappTemplate?.name ?? "",
+    templateLanguage: s.whatsappTemplate?.language ?? "",
+    templateParameters: (s.whatsappTemplate?.parameters ?? []).join("\n"),
   }));
+}
+
+/** The step's template as typed; none when its name and language are both empty (the server checks the rest). */
+function templateOf(d: FollowUpDraft): FollowUpStep["whatsappTemplate"] {
+  const name = d.templateName.trim();
+  const language = d.templateLanguage.trim();
+  if (!name && !language) return undefined;
+  const parameters = d.templateParameters
+    .split("\n")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return { name, language, parameters };
 }
 
 /** The steps to save (the server checks them and names a step it refuses). */
 export function followUpsOf(drafts: FollowUpDraft[]): FollowUpStep[] {
-  return drafts.map((d) =>
-    d.kind === "instruction"
-      ? { after: durationOf(d.amount, d.unit), instruction: d.text }
-      : { after: durationOf(d.amount, d.unit), message: d.text },
-  );
+  return drafts.map((d) => {
+    const step: FollowUpStep =
+      d.kind === "instruction"
+        ? { after: durationOf(d.amount, d.unit), instruction: d.text }
+        : { after: durationOf(d.amount, d.unit), message: d.text };
+    const whatsappTemplate = templateOf(d);
+    return whatsappTemplate ? { ...step, whatsappTemplate } : step;
+  });
 }
 
 export function FollowUpsSection({
@@ -115,6 +139,9 @@ export function FollowUpsSection({
           drafts.length === 0
             ? "Still there, {{firstName|there}}? Just reply here if you have a question."
             : "",
+        templateName: "",
+        templateLanguage: "",
+        templateParameters: "",
       },
     ]);
   const remove = (i: number) => onChange(drafts.filter((_, j) => j !== i));
@@ -209,6 +236,38 @@ export function FollowUpsSection({
                   value={d.text}
                   onChange={(e) => set(i, { text: e.currentTarget.value })}
                   maxLength={2000}
+                />
+                <Text size="xs" c="dimmed" id={`follow-up-${d.key}-template-note`}>
+                  WhatsApp, optional: outside the 24-hour window since the customer's last message WhatsApp
+                  accepts only an approved template, sent instead of the above; without one the follow-up is
+                  skipped there.
+                </Text>
+                <Group align="flex-start" gap="xs" grow>
+                  <TextInput
+                    label={`${name}: WhatsApp template name`}
+                    aria-describedby={`follow-up-${d.key}-template-note`}
+                    placeholder="still_there"
+                    description="As approved in WhatsApp Manager"
+                    value={d.templateName}
+                    onChange={(e) => set(i, { templateName: e.currentTarget.value })}
+                    maxLength={512}
+                  />
+                  <TextInput
+                    label={`${name}: template language`}
+                    placeholder="en_US"
+                    description="Its language code: en_US, pt_BR, en"
+                    value={d.templateLanguage}
+                    onChange={(e) => set(i, { templateLanguage: e.currentTarget.value })}
+                    maxLength={15}
+                  />
+                </Group>
+                <Textarea
+                  label={`${name}: template parameters`}
+                  description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order; {{firstName|there}} is the contact's first name, or “there” when it is empty"
+                  autosize
+                  minRows={1}
+                  value={d.templateParameters}
+                  onChange={(e) => set(i, { templateParameters: e.currentTarget.value })}
                 />
                 <Group justify="flex-end">
                   <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>

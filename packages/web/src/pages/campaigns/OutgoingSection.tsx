@@ -12,6 +12,7 @@ import {
   Select,
   SimpleGrid,
   Stack,
+  Switch,
   Text,
   Textarea,
   TextInput,
@@ -116,6 +117,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   const [templateErrors, setTemplateErrors] = useState<TemplateErrors>({});
   const [confirming, setConfirming] = useState(false);
   const [rate, setRate] = useState<number | string>(o?.ratePerMinute ?? 60);
+  const [onlyInHours, setOnlyInHours] = useState(o?.onlyInHours ?? false);
   const lists = useQuery({
     queryKey: ["lists", "all"],
     queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
@@ -167,6 +169,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               }
             : null,
           ratePerMinute: Number(rate) || 60,
+          onlyInHours,
         },
       }),
     onSuccess: () => {
@@ -314,6 +317,12 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               </Stack>
             </Fieldset>
           )}
+          <Switch
+            label="Only send during business hours"
+            description="While the account is closed (Settings → Business hours) sending waits, and resumes at the opening"
+            checked={onlyInHours}
+            onChange={(e) => setOnlyInHours(e.currentTarget.checked)}
+          />
           {save.isError && (
             <Alert color="red" role="alert">
               {errorMessage(save.error)}
@@ -348,6 +357,12 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
           )}
         </Stack>
       </fieldset>
+      {s?.state === "running" && s.resumesAt && (
+        <Alert color="blue" mt="sm" role="status">
+          Waiting for business hours: sending resumes at the opening, {new Date(s.resumesAt).toLocaleString()}
+          .
+        </Alert>
+      )}
       {s?.pausedReason === "out_of_credits" && (
         <Alert color="red" mt="sm" role="alert">
           Paused: the account is out of credits. Add credits, then resume.
@@ -360,8 +375,9 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
         closeButtonProps={{ "aria-label": "Close" }}
       >
         <Text size="sm" mb="md">
-          {s?.queued ?? 0} member{s?.queued === 1 ? "" : "s"} of the list will get the first message now, at
-          up to {o?.ratePerMinute ?? 0} a minute. Sent messages cannot be taken back.
+          {s?.queued ?? 0} member{s?.queued === 1 ? "" : "s"} of the list will get the first message{" "}
+          {o?.onlyInHours ? "during business hours" : "now"}, at up to {o?.ratePerMinute ?? 0} a minute. Sent
+          messages cannot be taken back.
         </Text>
         <Group justify="flex-end" gap="xs">
           <Button variant="default" onClick={() => setConfirming(false)}>

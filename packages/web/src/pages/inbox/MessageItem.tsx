@@ -52,6 +52,7 @@ const BOT_NOTE: Record<string, string> = {
   fallback: "Fallback · a person was alerted",
   handover: "Hand-over · a person was alerted",
   follow_up: "Follow-up · sent because the customer had not answered",
+  away: "Away message · sent outside business hours; a person was alerted",
 };
 
 function StatusBadge({ status }: { status: string }) {

@@ -7,6 +7,7 @@ export const ALERT_REASONS: Record<string, string> = {
   out_of_credits: "The account is out of credits, so the bot did not answer.",
   function_error: "A function failed, so the bot told the customer a person will get back to them.",
   human_requested: "The customer asked for a person, so the bot handed over and paused itself.",
+  outside_hours: "The customer wrote outside business hours, so the bot sent the away message.",
 };
 
 /** A hand-over reason in words (an unknown code as it is). */

@@ -6,6 +6,8 @@ import { canManage } from "../../lib/session.ts";
 import type { Session, Settings } from "../../lib/types.ts";
 import { ApiKeySection } from "./ApiKeySection.tsx";
 import { BotSection, LlmSection } from "./BotSections.tsx";
+import { BusinessHoursSection } from "./BusinessHoursSection.tsx";
+import { NotificationDefaultsSection } from "./NotificationDefaultsSection.tsx";
 import { SettingsNav } from "./SettingsNav.tsx";
 import { TeamSection } from "./TeamSection.tsx";
 import { EventsWebhookSection, SigningSecretSection, WebhookSection } from "./WebhookSections.tsx";
@@ -47,6 +49,8 @@ export function SettingsPage({ session }: { session: Session }) {
           <EventsWebhookSection settings={settings.data} />
           <BotSection settings={settings.data} />
           <LlmSection settings={settings.data} />
+          <NotificationDefaultsSection />
+          <BusinessHoursSection />
           <TeamSection session={session} />
         </>
       )}

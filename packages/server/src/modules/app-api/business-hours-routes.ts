@@ -1,0 +1,28 @@
+// /app/api/settings/business-hours: the settings page's Business hours section (owners and admins, as
+// the rest of /app/api/settings), over the same service as /v1/account/business-hours.
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { getBusinessHours, saveBusinessHours } from "../accounts/business-hours.ts";
+import { BusinessHoursBody } from "../accounts/schemas.ts";
+import { requireManager } from "../accounts/team.ts";
+import { type SessionRoute, sessionOf } from "./session.ts";
+
+export function businessHoursRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  const manager = (request: Parameters<typeof sessionOf>[0]) => {
+    const info = sessionOf(request);
+    requireManager(info);
+    return info;
+  };
+
+  app.get(
+    "/app/api/settings/business-hours",
+    { ...session, schema: { operationId: "appGetBusinessHours", tags: ["app"] } },
+    async (request) => getBusinessHours(ctx.db, manager(request).account.id),
+  );
+
+  app.put(
+    "/app/api/settings/business-hours",
+    { ...session, schema: { operationId: "appSetBusinessHours", tags: ["app"], body: BusinessHoursBody } },
+    async (request) => saveBusinessHours(ctx.db, manager(request).account.id, request.body.businessHours),
+  );
+}

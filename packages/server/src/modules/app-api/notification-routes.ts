@@ -1,0 +1,109 @@
+// /app/api for the bell and the notification preferences: a person's own, and (owners and admins) the
+// account's defaults with the low-credits threshold.
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { requireManager } from "../accounts/team.ts";
+import { ACCOUNT_SCOPE } from "../notifications/repo.ts";
+import {
+  BellQuery,
+  MarkReadBody,
+  NotificationDefaultsBody,
+  PreferencesBody,
+} from "../notifications/schemas.ts";
+import {
+  accountDefaults,
+  bellOf,
+  kindsView,
+  markBellRead,
+  preferencesOf,
+  updatePreferences,
+} from "../notifications/service.ts";
+import { type SessionRoute, sessionOf } from "./session.ts";
+
+const TAGS = ["app"];
+
+export function notificationRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+  app.get(
+    "/app/api/notifications",
+    { ...session, schema: { operationId: "appListNotifications", tags: TAGS, querystring: BellQuery } },
+    async (request) => {
+      const { account, user } = sessionOf(request);
+      return bellOf(ctx.db.kysely, account.id, user.id, {
+        limit: request.query.limit ?? 20,
+        before: request.query.before ?? null,
+      });
+    },
+  );
+
+  app.post(
+    "/app/api/notifications/read",
+    { ...session, schema: { operationId: "appMarkNotificationsRead", tags: TAGS, body: MarkReadBody } },
+    async (request, reply) => {
+      const { account, user } = sessionOf(request);
+      await markBellRead(ctx.db, account.id, user.id, request.body.ids ?? null);
+      return reply.code(204).send();
+    },
+  );
+
+  const ownPreferences = async (accountId: string, userId: string) => ({
+    kinds: kindsView(),
+    preferences: (await preferencesOf(ctx.db.kysely, accountId, [userId])).get(userId),
+  });
+
+  app.get(
+    "/app/api/notification-preferences",
+    { ...session, schema: { operationId: "appGetNotificationPreferences", tags: TAGS } },
+    async (request) => {
+      const { account, user } = sessionOf(request);
+      return ownPreferences(account.id, user.id);
+    },
+  );
+
+  app.put(
+    "/app/api/notification-preferences",
+    {
+      ...session,
+      schema: { operationId: "appUpdateNotificationPreferences", tags: TAGS, body: PreferencesBody },
+    },
+    async (request) => {
+      const { account, user } = sessionOf(request);
+      await updatePreferences(ctx.db, account.id, user.id, request.body.preferences);
+      return ownPreferences(account.id, user.id);
+    },
+  );
+
+  const defaultsView = async (accountId: string) => ({
+    kinds: kindsView(),
+    ...(await accountDefaults(ctx.db.kysely, accountId)),
+  });
+
+  app.get(
+    "/app/api/settings/notifications",
+    { ...session, schema: { operationId: "appGetNotificationDefaults", tags: TAGS } },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      return defaultsView(info.account.id);
+    },
+  );
+
+  app.put(
+    "/app/api/settings/notifications",
+    {
+      ...session,
+      schema: { operationId: "appUpdateNotificationDefaults", tags: TAGS, body: NotificationDefaultsBody },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      await updatePreferences(
+        ctx.db,
+        info.account.id,
+        ACCOUNT_SCOPE,
+        request.body.defaults ?? {},
+        request.body.creditsLowThreshold,
+      );
+      return defaultsView(info.account.id);
+    },
+  );
+}

@@ -1,0 +1,152 @@
+// The bell and the notification preferences: every query and mutation of /app/api/notifications*,
+// /app/api/notification-preferences and /app/api/settings/notifications, with one key factory so the
+// live updates and the mutations refresh exactly what they change.
+import {
+  type InfiniteData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from "@tanstack/react-query";
+import { api } from "../api.ts";
+
+export interface AppNotification {
+  id: string;
+  kind: string;
+  title: string;
+  body: string;
+  /** A path inside the app ("/inbox/cv_…"), or null. */
+  link: string | null;
+  createdAt: string;
+  readAt: string | null;
+}
+
+export interface NotificationPage {
+  data: AppNotification[];
+  unreadCount: number;
+  nextCursor: string | null;
+}
+
+export interface NotificationKindInfo {
+  kind: string;
+  label: string;
+  description: string;
+}
+
+export interface Preference {
+  email: boolean;
+  app: boolean;
+}
+
+export type PreferenceMap = Record<string, Preference>;
+
+export interface NotificationPreferences {
+  kinds: NotificationKindInfo[];
+  preferences: PreferenceMap;
+}
+
+export interface NotificationDefaults {
+  /** Sent with the defaults by the server; the person's own preferences list them too. */
+  kinds?: NotificationKindInfo[];
+  defaults: PreferenceMap;
+  /** Whole credits; null: no low-credits warning. */
+  creditsLowThreshold: number | null;
+}
+
+export const notificationKeys = {
+  all: ["notifications"] as const,
+  bell: () => [...notificationKeys.all, "bell"] as const,
+  preferences: () => [...notificationKeys.all, "preferences"] as const,
+  defaults: () => [...notificationKeys.all, "defaults"] as const,
+};
+
+/** How often the bell asks for news besides the live stream's nudges. */
+export const BELL_POLL_MS = 15_000;
+const PAGE_SIZE = 20;
+
+/** The bell: newest first, 20 a page, polled; `unreadCount` comes with the first page. */
+export function useBell() {
+  return useInfiniteQuery({
+    queryKey: notificationKeys.bell(),
+    queryFn: ({ pageParam }) =>
+      api<NotificationPage>(
+        "GET",
+        `/notifications?limit=${PAGE_SIZE}${pageParam ? `&before=${encodeURIComponent(pageParam)}` : ""}`,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: BELL_POLL_MS,
+  });
+}
+
+/** The bell's notifications, its unread count, and whether older ones exist. */
+export function bellView(data: InfiniteData<NotificationPage> | undefined) {
+  return {
+    items: data?.pages.flatMap((p) => p.data) ?? [],
+    unreadCount: data?.pages[0]?.unreadCount ?? 0,
+  };
+}
+
+/** Marks some (ids) or all (no ids) of the person's notifications read; the bell shows it at once. */
+export function useMarkNotificationsRead() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (ids?: string[]) => api<void>("POST", "/notifications/read", ids ? { ids } : {}),
+    onMutate: async (ids) => {
+      await client.cancelQueries({ queryKey: notificationKeys.bell() });
+      const now = new Date().toISOString();
+      client.setQueryData<InfiniteData<NotificationPage>>(notificationKeys.bell(), (data) => {
+        if (!data) return data;
+        const marks = (n: AppNotification) => !n.readAt && (!ids || ids.includes(n.id));
+        const newlyRead = data.pages.flatMap((p) => p.data).filter(marks).length;
+        return {
+          ...data,
+          pages: data.pages.map((p, i) => ({
+            ...p,
+            unreadCount: i === 0 ? (ids ? Math.max(0, p.unreadCount - newlyRead) : 0) : p.unreadCount,
+            data: p.data.map((n) => (marks(n) ? { ...n, readAt: now } : n)),
+          })),
+        };
+      });
+    },
+    onSettled: () => client.invalidateQueries({ queryKey: notificationKeys.bell() }),
+  });
+}
+
+export function useNotificationPreferences() {
+  return useQuery({
+    queryKey: notificationKeys.preferences(),
+    queryFn: () => api<NotificationPreferences>("GET", "/notification-preferences"),
+  });
+}
+
+export function useSaveNotificationPreferences() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (preferences: PreferenceMap) =>
+      api<NotificationPreferences>("PUT", "/notification-preferences", { preferences }),
+    onSuccess: (saved) => client.setQueryData(notificationKeys.preferences(), saved),
+  });
+}
+
+/** The account's defaults (owners and admins). */
+export function useNotificationDefaults(enabled = true) {
+  return useQuery({
+    queryKey: notificationKeys.defaults(),
+    queryFn: () => api<NotificationDefaults>("GET", "/settings/notifications"),
+    enabled,
+  });
+}
+
+export function useSaveNotificationDefaults() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { defaults: PreferenceMap; creditsLowThreshold: number | null }) =>
+      api<NotificationDefaults>("PUT", "/settings/notifications", body),
+    onSuccess: (saved) => {
+      client.setQueryData(notificationKeys.defaults(), saved);
+      // A person who never chose follows the defaults.
+      void client.invalidateQueries({ queryKey: notificationKeys.preferences() });
+    },
+  });
+}

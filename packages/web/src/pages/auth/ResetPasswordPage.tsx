@@ -1,0 +1,136 @@
+import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { Link, useParams } from "react-router";
+import { PasswordField } from "../../components/PasswordField.tsx";
+import { LoadingState } from "../../components/States.tsx";
+import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { useSetSession } from "../../lib/session.ts";
+import { AuthCard } from "./AuthCard.tsx";
+
+function LinkGone() {
+  return (
+    <AuthCard title="This link cannot be used">
+      <Text size="sm" role="alert">
+        This link has expired or was already used. A reset link works once, for one hour.
+      </Text>
+      <Button component={Link} to="/forgot-password">
+        Ask for a new link
+      </Button>
+      <Button component={Link} to="/signin" variant="light">
+        Go to sign-in
+      </Button>
+    </AuthCard>
+  );
+}
+
+/** The link from the reset e-mail: a new password, twice; then the person signs in with it. */
+export function ResetPasswordPage() {
+  const { token = "" } = useParams();
+  const link = useQuery({
+    queryKey: ["password-reset", token],
+    queryFn: () => api<{ email: string }>("GET", `/password-resets/${encodeURIComponent(token)}`),
+    retry: false,
+  });
+  const [password, setPassword] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const [confirmError, setConfirmError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [gone, setGone] = useState(false);
+  const [done, setDone] = useState(false);
+  const setSession = useSetSession();
+
+  if (link.isPending) return <LoadingState />;
+  if (done) {
+    return (
+      <AuthCard title="Your password is set">
+        <Text size="sm" role="status">
+          Sign in with your new password. Every session that was open with the old one was signed out.
+        </Text>
+        <Button component={Link} to="/signin" state={{ email: link.data?.email }}>
+          Sign in
+        </Button>
+      </AuthCard>
+    );
+  }
+  if (gone || (link.isError && link.error instanceof ApiError && link.error.status === 404)) {
+    return <LinkGone />;
+  }
+  if (link.isError) {
+    return (
+      <AuthCard title="Choose a new password">
+        <Alert color="red" role="alert">
+          {errorMessage(link.error)}
+        </Alert>
+        <Button variant="light" onClick={() => void link.refetch()}>
+          Try again
+        </Button>
+      </AuthCard>
+    );
+  }
+
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const tooShort = password.length < 8;
+    const differs = confirm !== password;
+    setPasswordError(tooShort ? "Use at least 8 characters" : null);
+    setConfirmError(!tooShort && differs ? "The two passwords are not the same" : null);
+    if (tooShort || differs) return;
+    setError(null);
+    setBusy(true);
+    try {
+      await api("POST", `/password-resets/${encodeURIComponent(token)}`, { password });
+      // Every session of the person ended, this browser's too if it had one.
+      setSession(null);
+      setDone(true);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) setGone(true);
+      else setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthCard title="Choose a new password">
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          {error && (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          )}
+          <TextInput label="E-mail" value={link.data.email} readOnly autoComplete="username" />
+          <PasswordField
+            label="New password"
+            description="At least 8 characters"
+            autoComplete="new-password"
+            required
+            value={password}
+            onChange={(e) => {
+              setPassword(e.currentTarget.value);
+              setPasswordError(null);
+            }}
+            error={passwordError}
+          />
+          <PasswordField
+            label="Confirm new password"
+            autoComplete="new-password"
+            required
+            value={confirm}
+            onChange={(e) => {
+              setConfirm(e.currentTarget.value);
+              setConfirmError(null);
+            }}
+            error={confirmError}
+          />
+          <Button type="submit" loading={busy} fullWidth mt="xs">
+            Set new password
+          </Button>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}
