@@ -72,6 +72,11 @@ export interface Config {
   deliveryHealthCheckMs: number;
   /** NOTIFICATION_DIGEST_SECONDS (600): at most one notification e-mail per person and kind in this time. */
   notificationDigestMs: number;
+  /**
+   * NOTIFICATION_GATHER_SECONDS (60): a notification e-mail waits this long after the first thing it
+   * tells, so a burst (a storm of alerts) goes out as one e-mail.
+   */
+  notificationGatherMs: number;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -265,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
     storageOrphanGraceMs: int(env, "STORAGE_ORPHAN_GRACE_SECONDS", 3600, 1, 30 * 86400) * 1000,
     smtp: smtp(env),
     notificationDigestMs: int(env, "NOTIFICATION_DIGEST_SECONDS", 600, 1, 86_400) * 1000,
+    notificationGatherMs: int(env, "NOTIFICATION_GATHER_SECONDS", 60, 0, 3_600) * 1000,
     deliveryHealthCheckMs: int(env, "DELIVERY_HEALTH_CHECK_SECONDS", 60, 1, 86_400) * 1000,
     providers: {
       metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),

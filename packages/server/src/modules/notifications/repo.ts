@@ -155,6 +155,24 @@ export async function hasWaitingEmails(
   return (await q.limit(1).executeTakeFirst()) !== undefined;
 }
 
+/** When the oldest e-mail of the person and kind still waiting was written (null: none waits). */
+export async function oldestWaitingAt(
+  db: Q,
+  accountId: string,
+  userId: string,
+  kind: string,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom("notification_emails")
+    .select(sql<number | null>`min(created_at)`.as("at"))
+    .where("account_id", "=", accountId)
+    .where("user_id", "=", userId)
+    .where("kind", "=", kind)
+    .where("batch_id", "is", null)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
 /** When the person's last digest of this kind was taken (null: never). */
 export async function lastBatchedAt(
   db: Q,

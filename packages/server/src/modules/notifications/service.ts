@@ -2,7 +2,8 @@
 // what happened: it queues the account event for the events webhook, writes each recipient's bell
 // row, and an e-mail row for those who want e-mail, all in that one commit. E-mails go out as digests:
 // one `notifications.digest` job per person and kind takes every waiting row at once, at most one
-// e-mail per person per kind per NOTIFICATION_DIGEST_SECONDS (10 minutes), and queues it as an `email.send` job (platform/mail.ts)
+// e-mail per person per kind per NOTIFICATION_DIGEST_SECONDS (10 minutes), sent a minute after the first
+// thing it tells (NOTIFICATION_GATHER_SECONDS) so that a burst is one e-mail, and queues it as an `email.send` job (platform/mail.ts)
 // in the same commit, so a failing SMTP server is retried there and never blocks anything.
 import type { Kysely, Transaction } from "kysely";
 import { type Static, Type } from "typebox";
@@ -405,6 +406,11 @@ export function digestHandler(db: Db, config: Config): JobHandler<{ userId: stri
       const last = await repo.lastBatchedAt(trx, accountId, userId, kind);
       // Too soon after the last e-mail of this kind: everything waiting goes in one, once the gap is over.
       if (last !== null && now < last + gap) return { retryAt: last + gap };
+      // A burst is gathered: the e-mail waits a little after the first thing it tells.
+      const oldest = await repo.oldestWaitingAt(trx, accountId, userId, kind);
+      if (oldest === null) return undefined;
+      if (now < oldest + config.notificationGatherMs)
+        return { retryAt: oldest + config.notificationGatherMs };
       const user = await findUser(trx, accountId, userId);
       const batch = await repo.takeBatch(trx, accountId, userId, kind, newId("notificationEmail"), now);
       await repo.deleteOldBatched(trx, accountId, userId, kind, now - gap);
