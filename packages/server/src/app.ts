@@ -8,7 +8,14 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyRequest, type RouteOptions } from "fastify";
 import type { DestinationStream } from "pino";
 import type { Config } from "./config.ts";
-import { AppCaches, type AppContext, accountCreatedHooks, humanReplyHooks, type Module } from "./context.ts";
+import {
+  AppCaches,
+  type AppContext,
+  accountCreatedHooks,
+  contactErasedHooks,
+  humanReplyHooks,
+  type Module,
+} from "./context.ts";
 import { createAuthHook } from "./modules/accounts/auth.ts";
 import { AuthFailureLimiter } from "./modules/accounts/auth-failures.ts";
 import { KeyCache, postgresChangeSignal, sqliteChangeSignal } from "./modules/accounts/key-cache.ts";
@@ -174,6 +181,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     storage,
     onAccountCreated: accountCreatedHooks(modules),
     onHumanReply: humanReplyHooks(modules),
+    onContactErased: contactErasedHooks(modules),
     caches,
     live,
     // A fresh install (no account yet) can be onboarded from elsewhere only with this token.
@@ -269,11 +277,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.addHook("onRoute", documentRoute);
-  const routes: Parley["routes"] = [];
+  // Each route's auth mode is read once the app is ready: a plugin's own onRoute hooks run after this
+  // one (the /app/api plugin makes its routes session routes).
+  const declared: RouteOptions[] = [];
   app.addHook("onRoute", (route) => {
-    for (const method of [route.method].flat()) {
-      if (method !== "HEAD") routes.push({ method, url: route.url, auth: route.config?.auth });
-    }
+    declared.push(route);
   });
 
   app.get("/healthz", { config: { auth: "none", rateLimit: false }, schema: { hide: true } }, async () => ({
@@ -321,6 +329,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
 
   await app.ready();
+  const routes: Parley["routes"] = declared.flatMap((route) =>
+    [route.method]
+      .flat()
+      .filter((method) => method !== "HEAD")
+      .map((method) => ({ method, url: route.url, auth: route.config?.auth })),
+  );
 
   let closed = false;
   return {

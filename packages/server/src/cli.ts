@@ -8,6 +8,7 @@ import {
   type AppContext,
   accountCreatedHooks,
   type CliCommand,
+  contactErasedHooks,
   humanReplyHooks,
 } from "./context.ts";
 import { MODULES } from "./modules/index.ts";
@@ -185,6 +186,7 @@ async function main(argv: string[]): Promise<void> {
           storage,
           onAccountCreated: accountCreatedHooks(MODULES),
           onHumanReply: humanReplyHooks(MODULES),
+          onContactErased: contactErasedHooks(MODULES),
           caches,
           // Commands publish nothing a browser waits for; the setup token belongs to `serve`.
           live: inProcessLive(),

@@ -1,4 +1,5 @@
 // The environment is read here, once, into a typed object. Nothing else reads process.env.
+// Each variable read here has its default and meaning in config-docs.ts, which the docs' tables come from.
 import { isIP } from "node:net";
 import path from "node:path";
 import { parseStorageUrl, type S3Location } from "./platform/storage.ts";

@@ -24,6 +24,8 @@ export interface AppContext {
   onAccountCreated: AccountCreatedHook[];
   /** What the modules do in the transaction of a person's reply (the bot's follow-up clock). */
   onHumanReply: HumanReplyHook[];
+  /** What the modules do, in the erasure's transaction, when a contact is erased (each deletes its rows). */
+  onContactErased: ContactErasedHook[];
   /** Caches owned by this app instance (cleared when it closes), never by a module's top level. */
   caches: AppCaches;
   /** "A conversation changed" for the web app's live updates (publish after the commit). */
@@ -51,6 +53,24 @@ export type AccountCreatedHook = (trx: Transaction<Database>, account: NewAccoun
  * above the delivery module (the bot) act on it without the delivery module importing it.
  */
 export type HumanReplyHook = (trx: Transaction<Database>, reply: MessageRow) => Promise<void>;
+
+/** A contact being erased: each module deletes its own rows of it in the erasure's transaction. */
+export interface ContactErasure {
+  accountId: string;
+  contactId: string;
+  /** The contact's conversations, found before any row goes. */
+  conversationIds: string[];
+  /** What the erase answer reports: the messaging module counts the messages it deletes. */
+  counts: { messages: number };
+  /** Work for after the commit (a stored file nothing uses any more); nothing runs on a rollback. */
+  afterCommit(task: (ctx: AppContext) => Promise<void>): void;
+}
+
+/**
+ * A module's part of erasing a contact. The hooks run in reverse registration order (the modules
+ * above first), so rows that name a message or a conversation go before it.
+ */
+export type ContactErasedHook = (trx: Transaction<Database>, erasure: ContactErasure) => Promise<void>;
 
 /** Named caches of one app instance: `get` creates on first use; `clear` empties all (on close). */
 export class AppCaches {
@@ -80,6 +100,11 @@ export function humanReplyHooks(modules: Module[]): HumanReplyHook[] {
   return modules.flatMap((m) => (m.onHumanReply ? [m.onHumanReply] : []));
 }
 
+/** In reverse registration order: a module above deletes its rows before the rows they name go. */
+export function contactErasedHooks(modules: Module[]): ContactErasedHook[] {
+  return modules.flatMap((m) => (m.onContactErased ? [m.onContactErased] : [])).reverse();
+}
+
 export type CliValues = Record<string, string | boolean | undefined>;
 
 /** An operator command (`parley <noun> <verb>`): its result is printed as one JSON line. */
@@ -106,4 +131,6 @@ export interface Module {
   onAccountCreated?: AccountCreatedHook;
   /** Runs inside the transaction of a person's reply (inbox or API), after the message is written. */
   onHumanReply?: HumanReplyHook;
+  /** Runs inside the transaction that erases a contact: deletes this module's rows of it. */
+  onContactErased?: ContactErasedHook;
 }

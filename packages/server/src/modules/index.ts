@@ -11,6 +11,7 @@ import { deliveryModule } from "./delivery/index.ts";
 import { importsModule } from "./imports/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
+import { notesModule } from "./notes/index.ts";
 import { notificationsModule } from "./notifications/index.ts";
 import { operationsModule } from "./operations/index.ts";
 import { outgoingModule } from "./outgoing/index.ts";
@@ -24,6 +25,7 @@ export const MODULES: Module[] = [
   messagingModule,
   deliveryModule,
   notificationsModule,
+  notesModule,
   botModule,
   creditsModule,
   reportsModule,

@@ -8,14 +8,13 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { PageQuery } from "../../platform/pagination.ts";
-import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { requireManager } from "../accounts/team.ts";
+import { createSubaccountWithLink } from "../credits/routes.ts";
 import { AutoRechargeBody, CreateSubaccountBody, SubaccountParams } from "../credits/schemas.ts";
 import {
   checkGrantAmount,
   clearAutoRecharge,
-  createSubaccount,
   grantCredits,
   pageSubaccounts,
   pageTransactions,
@@ -24,7 +23,6 @@ import {
   requireSubaccount,
   setAutoRecharge,
 } from "../credits/service.ts";
-import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -34,7 +32,7 @@ const AppGrantBody = Type.Object({
   description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
 });
 
-export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function agencyRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
   /** The signed-in agency (owner or admin), or 403. */
   const agencyOf = async (request: FastifyRequest) => {
@@ -47,36 +45,33 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
   };
 
   app.get(
-    "/app/api/subaccounts",
-    { ...session, schema: { operationId: "appListSubaccounts", tags: TAGS, querystring: PageQuery } },
+    "/subaccounts",
+    { schema: { operationId: "appListSubaccounts", tags: TAGS, querystring: PageQuery } },
     async (request) => pageSubaccounts(db, (await agencyOf(request)).id, request.query),
   );
 
   app.post(
-    "/app/api/subaccounts",
+    "/subaccounts",
     {
-      ...session,
       preValidation: async (request) => refuseOwnerPassword(request.body),
       schema: { operationId: "appCreateSubaccount", tags: TAGS, body: CreateSubaccountBody },
     },
     async (request, reply) => {
       const agency = await agencyOf(request);
-      const linkBase = requestLinkBase(ctx.config, request);
-      const {
-        apiKey: _shownOnlyByTheApi,
-        ownerInvite,
-        ...created
-      } = await createSubaccount(ctx, agency, request.body, linkBase);
-      // The owner's link, for the agency to hand over (the same answer whoever uses the address).
-      const url = inviteLink(linkBase, ownerInvite.token);
-      return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
+      // The owner's link, for the agency to hand over; the API key is shown only by /v1.
+      const { apiKey: _shownOnlyByTheApi, ...created } = await createSubaccountWithLink(
+        ctx,
+        agency,
+        request.body,
+        request,
+      );
+      return reply.code(201).send(created);
     },
   );
 
   app.post(
-    "/app/api/subaccounts/:id/credits",
+    "/subaccounts/:id/credits",
     {
-      ...session,
       preValidation: async (request) => checkGrantAmount(request.body),
       schema: { operationId: "appGrantCredits", tags: TAGS, params: SubaccountParams, body: AppGrantBody },
     },
@@ -94,9 +89,8 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
   );
 
   app.get(
-    "/app/api/subaccounts/:id/transactions",
+    "/subaccounts/:id/transactions",
     {
-      ...session,
       schema: {
         operationId: "appSubaccountTransactions",
         tags: TAGS,
@@ -111,9 +105,8 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
   );
 
   app.put(
-    "/app/api/subaccounts/:id/auto-recharge",
+    "/subaccounts/:id/auto-recharge",
     {
-      ...session,
       schema: {
         operationId: "appSetAutoRecharge",
         tags: TAGS,
@@ -125,8 +118,8 @@ export function agencyRoutes(app: App, ctx: AppContext, session: SessionRoute): 
   );
 
   app.delete(
-    "/app/api/subaccounts/:id/auto-recharge",
-    { ...session, schema: { operationId: "appClearAutoRecharge", tags: TAGS, params: SubaccountParams } },
+    "/subaccounts/:id/auto-recharge",
+    { schema: { operationId: "appClearAutoRecharge", tags: TAGS, params: SubaccountParams } },
     async (request) => clearAutoRecharge(db, (await agencyOf(request)).id, request.params.id),
   );
 }

@@ -5,9 +5,9 @@ import type { App } from "../../platform/http/types.ts";
 import { getBusinessHours, saveBusinessHours } from "../accounts/business-hours.ts";
 import { BusinessHoursBody } from "../accounts/schemas.ts";
 import { requireManager } from "../accounts/team.ts";
-import { type SessionRoute, sessionOf } from "./session.ts";
+import { sessionOf } from "./session.ts";
 
-export function businessHoursRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function businessHoursRoutes(app: App, ctx: AppContext): void {
   const manager = (request: Parameters<typeof sessionOf>[0]) => {
     const info = sessionOf(request);
     requireManager(info);
@@ -15,14 +15,14 @@ export function businessHoursRoutes(app: App, ctx: AppContext, session: SessionR
   };
 
   app.get(
-    "/app/api/settings/business-hours",
-    { ...session, schema: { operationId: "appGetBusinessHours", tags: ["app"] } },
+    "/settings/business-hours",
+    { schema: { operationId: "appGetBusinessHours", tags: ["app"] } },
     async (request) => getBusinessHours(ctx.db, manager(request).account.id),
   );
 
   app.put(
-    "/app/api/settings/business-hours",
-    { ...session, schema: { operationId: "appSetBusinessHours", tags: ["app"], body: BusinessHoursBody } },
+    "/settings/business-hours",
+    { schema: { operationId: "appSetBusinessHours", tags: ["app"], body: BusinessHoursBody } },
     async (request) => saveBusinessHours(ctx.db, manager(request).account.id, request.body.businessHours),
   );
 }

@@ -31,7 +31,6 @@ import { summaryFor } from "../bot/summary.ts";
 import { ConversationParams } from "../conversations/schemas.ts";
 import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
-import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -40,7 +39,7 @@ const DashboardQuery = Type.Object({
   days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_DAYS, default: 30 })),
 });
 
-export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function campaignRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
   const outgoingLimits = {
     maxPerMinute: ctx.config.outgoingMaxPerMinute,
@@ -49,21 +48,20 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
 
   // The dashboard: the figures of the last days, every role.
   app.get(
-    "/app/api/dashboard",
-    { ...session, schema: { operationId: "appDashboard", tags: TAGS, querystring: DashboardQuery } },
+    "/dashboard",
+    { schema: { operationId: "appDashboard", tags: TAGS, querystring: DashboardQuery } },
     async (request) => dashboard(ctx, sessionOf(request).account.id, request.query.days ?? 30),
   );
 
   app.get(
-    "/app/api/campaigns",
-    { ...session, schema: { operationId: "appListCampaigns", tags: TAGS, querystring: CampaignListQuery } },
+    "/campaigns",
+    { schema: { operationId: "appListCampaigns", tags: TAGS, querystring: CampaignListQuery } },
     async (request) => pageCampaigns(db, sessionOf(request).account.id, request.query),
   );
 
   app.post(
-    "/app/api/campaigns",
+    "/campaigns",
     {
-      ...session,
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
       schema: { operationId: "appCreateCampaign", tags: TAGS, body: CreateCampaignBody },
     },
@@ -77,16 +75,15 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
   );
 
   app.get(
-    "/app/api/campaigns/:campaignId",
-    { ...session, schema: { operationId: "appGetCampaign", tags: TAGS, params: CampaignParams } },
+    "/campaigns/:campaignId",
+    { schema: { operationId: "appGetCampaign", tags: TAGS, params: CampaignParams } },
     async (request) =>
       campaignView(await requireCampaign(db, sessionOf(request).account.id, request.params.campaignId)),
   );
 
   app.patch(
-    "/app/api/campaigns/:campaignId",
+    "/campaigns/:campaignId",
     {
-      ...session,
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
       schema: {
         operationId: "appUpdateCampaign",
@@ -106,9 +103,8 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
 
   // The Test button sends a signed request from the account: owners and admins, like editing it.
   app.post(
-    "/app/api/campaigns/:campaignId/functions/:name/test",
+    "/campaigns/:campaignId/functions/:name/test",
     {
-      ...session,
       schema: {
         operationId: "appTestCampaignFunction",
         tags: TAGS,
@@ -125,15 +121,14 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
   );
 
   app.get(
-    "/app/api/conversations/:conversationId/summary",
-    { ...session, schema: { operationId: "appConversationSummary", tags: TAGS, params: ConversationParams } },
+    "/conversations/:conversationId/summary",
+    { schema: { operationId: "appConversationSummary", tags: TAGS, params: ConversationParams } },
     async (request) => summaryFor(ctx, sessionOf(request).account.id, request.params.conversationId),
   );
 
   app.post(
-    "/app/api/campaigns/:campaignId/preview",
+    "/campaigns/:campaignId/preview",
     {
-      ...session,
       schema: { operationId: "appPreviewCampaign", tags: TAGS, params: CampaignParams, body: PreviewBody },
     },
     async (request) =>
@@ -143,9 +138,8 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
   // "Save as knowledge" from a conversation: it changes what the bot tells customers, so owners and
   // admins, like editing the campaign.
   app.post(
-    "/app/api/campaigns/:campaignId/knowledge",
+    "/campaigns/:campaignId/knowledge",
     {
-      ...session,
       schema: {
         operationId: "appSaveKnowledge",
         tags: TAGS,
@@ -163,9 +157,8 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
   // The outgoing side: owners and admins start and pause it; everyone sees its progress.
   for (const action of ["start", "pause"] as const) {
     app.post(
-      `/app/api/campaigns/:campaignId/${action}`,
+      `/campaigns/:campaignId/${action}`,
       {
-        ...session,
         schema: {
           operationId: action === "start" ? "appStartCampaign" : "appPauseCampaign",
           tags: TAGS,
@@ -181,14 +174,13 @@ export function campaignRoutes(app: App, ctx: AppContext, session: SessionRoute)
     );
   }
   app.get(
-    "/app/api/campaigns/:campaignId/stats",
-    { ...session, schema: { operationId: "appCampaignStats", tags: TAGS, params: CampaignParams } },
+    "/campaigns/:campaignId/stats",
+    { schema: { operationId: "appCampaignStats", tags: TAGS, params: CampaignParams } },
     async (request) => outgoingStats(ctx, sessionOf(request).account.id, request.params.campaignId),
   );
   app.get(
-    "/app/api/campaigns/:campaignId/skipped",
+    "/campaigns/:campaignId/skipped",
     {
-      ...session,
       schema: {
         operationId: "appCampaignSkipped",
         tags: TAGS,

@@ -12,21 +12,20 @@ import {
   pageChannels,
   updateChannel,
 } from "../channels/service.ts";
-import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
 
-export function appChannelRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function appChannelRoutes(app: App, ctx: AppContext): void {
   app.get(
-    "/app/api/channels",
-    { ...session, schema: { operationId: "appListChannels", tags: TAGS, querystring: PageQuery } },
+    "/channels",
+    { schema: { operationId: "appListChannels", tags: TAGS, querystring: PageQuery } },
     async (request) => pageChannels(ctx, sessionOf(request).account.id, request.query),
   );
 
   app.post(
-    "/app/api/channels",
-    { ...session, schema: { operationId: "appCreateChannel", tags: TAGS, body: CreateChannelBody } },
+    "/channels",
+    { schema: { operationId: "appCreateChannel", tags: TAGS, body: CreateChannelBody } },
     async (request, reply) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -35,15 +34,14 @@ export function appChannelRoutes(app: App, ctx: AppContext, session: SessionRout
   );
 
   app.get(
-    "/app/api/channels/:channelId",
-    { ...session, schema: { operationId: "appGetChannel", tags: TAGS, params: ChannelParams } },
+    "/channels/:channelId",
+    { schema: { operationId: "appGetChannel", tags: TAGS, params: ChannelParams } },
     async (request) => getChannel(ctx, sessionOf(request).account.id, request.params.channelId),
   );
 
   app.patch(
-    "/app/api/channels/:channelId",
+    "/channels/:channelId",
     {
-      ...session,
       schema: { operationId: "appUpdateChannel", tags: TAGS, params: ChannelParams, body: UpdateChannelBody },
     },
     async (request) => {
@@ -54,8 +52,8 @@ export function appChannelRoutes(app: App, ctx: AppContext, session: SessionRout
   );
 
   app.delete(
-    "/app/api/channels/:channelId",
-    { ...session, schema: { operationId: "appDeleteChannel", tags: TAGS, params: ChannelParams } },
+    "/channels/:channelId",
+    { schema: { operationId: "appDeleteChannel", tags: TAGS, params: ChannelParams } },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);

@@ -28,7 +28,6 @@ import {
   renameList,
   requireList,
 } from "../lists/service.ts";
-import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -40,13 +39,13 @@ const ContactSearchQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 });
 
-export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function directoryRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
   const accountOf = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).account.id;
 
   app.get(
-    "/app/api/contacts",
-    { ...session, schema: { operationId: "appListContacts", tags: TAGS, querystring: ContactSearchQuery } },
+    "/contacts",
+    { schema: { operationId: "appListContacts", tags: TAGS, querystring: ContactSearchQuery } },
     async (request) => {
       const accountId = accountOf(request);
       const page = await searchContacts(db, accountId, request.query);
@@ -63,8 +62,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.post(
-    "/app/api/contacts",
-    { ...session, schema: { operationId: "appCreateContact", tags: TAGS, body: CreateContactBody } },
+    "/contacts",
+    { schema: { operationId: "appCreateContact", tags: TAGS, body: CreateContactBody } },
     async (request, reply) => {
       const { contact, created } = await createContact(db, accountOf(request), request.body);
       return reply.code(created ? 201 : 200).send({ ...contactView(contact), created });
@@ -72,8 +71,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.get(
-    "/app/api/contacts/:contactId",
-    { ...session, schema: { operationId: "appGetContact", tags: TAGS, params: ContactParams } },
+    "/contacts/:contactId",
+    { schema: { operationId: "appGetContact", tags: TAGS, params: ContactParams } },
     async (request) => {
       const accountId = accountOf(request);
       const contact = await requireContact(db, accountId, request.params.contactId);
@@ -86,9 +85,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.patch(
-    "/app/api/contacts/:contactId",
+    "/contacts/:contactId",
     {
-      ...session,
       schema: { operationId: "appUpdateContact", tags: TAGS, params: ContactParams, body: UpdateContactBody },
     },
     async (request) =>
@@ -96,8 +94,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.delete(
-    "/app/api/contacts/:contactId",
-    { ...session, schema: { operationId: "appDeleteContact", tags: TAGS, params: ContactParams } },
+    "/contacts/:contactId",
+    { schema: { operationId: "appDeleteContact", tags: TAGS, params: ContactParams } },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -107,28 +105,27 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.get(
-    "/app/api/lists",
-    { ...session, schema: { operationId: "appListLists", tags: TAGS, querystring: PageQuery } },
+    "/lists",
+    { schema: { operationId: "appListLists", tags: TAGS, querystring: PageQuery } },
     async (request) => pageLists(db, accountOf(request), request.query),
   );
 
   app.post(
-    "/app/api/lists",
-    { ...session, schema: { operationId: "appCreateList", tags: TAGS, body: CreateListBody } },
+    "/lists",
+    { schema: { operationId: "appCreateList", tags: TAGS, body: CreateListBody } },
     async (request, reply) =>
       reply.code(201).send(listView(await createList(db, accountOf(request), request.body.name))),
   );
 
   app.get(
-    "/app/api/lists/:listId",
-    { ...session, schema: { operationId: "appGetList", tags: TAGS, params: ListParams } },
+    "/lists/:listId",
+    { schema: { operationId: "appGetList", tags: TAGS, params: ListParams } },
     async (request) => listView(await requireList(db, accountOf(request), request.params.listId)),
   );
 
   app.patch(
-    "/app/api/lists/:listId",
+    "/lists/:listId",
     {
-      ...session,
       schema: { operationId: "appRenameList", tags: TAGS, params: ListParams, body: CreateListBody },
     },
     async (request) =>
@@ -136,8 +133,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.delete(
-    "/app/api/lists/:listId",
-    { ...session, schema: { operationId: "appDeleteList", tags: TAGS, params: ListParams } },
+    "/lists/:listId",
+    { schema: { operationId: "appDeleteList", tags: TAGS, params: ListParams } },
     async (request, reply) => {
       await deleteList(db, accountOf(request), request.params.listId);
       return reply.code(204).send();
@@ -145,18 +142,16 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.get(
-    "/app/api/lists/:listId/contacts",
+    "/lists/:listId/contacts",
     {
-      ...session,
       schema: { operationId: "appListMembers", tags: TAGS, params: ListParams, querystring: PageQuery },
     },
     async (request) => pageMembers(db, accountOf(request), request.params.listId, request.query),
   );
 
   app.post(
-    "/app/api/lists/:listId/contacts",
+    "/lists/:listId/contacts",
     {
-      ...session,
       schema: { operationId: "appAddListMember", tags: TAGS, params: ListParams, body: AddMemberBody },
     },
     async (request) => {
@@ -171,8 +166,8 @@ export function directoryRoutes(app: App, ctx: AppContext, session: SessionRoute
   );
 
   app.delete(
-    "/app/api/lists/:listId/contacts/:contactId",
-    { ...session, schema: { operationId: "appRemoveListMember", tags: TAGS, params: MemberParams } },
+    "/lists/:listId/contacts/:contactId",
+    { schema: { operationId: "appRemoveListMember", tags: TAGS, params: MemberParams } },
     async (request) => {
       const { listId, contactId } = request.params;
       const removed = await removeContactFromList(db, accountOf(request), listId, contactId);

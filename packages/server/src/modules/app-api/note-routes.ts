@@ -1,18 +1,18 @@
-// /app/api for private notes in a conversation (conversations/notes.ts): any signed-in teammate writes
+// /app/api for private notes in a conversation (notes/service.ts): any signed-in teammate writes
 // and reads them. Never messages: nothing here sends, bills or calls a webhook.
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
-import { addNote, notesOf } from "../conversations/notes.ts";
-import { ConversationParams, NoteBody, NoteJson, NoteList } from "../conversations/schemas.ts";
-import { type SessionRoute, sessionOf } from "./session.ts";
+import { ConversationParams } from "../conversations/schemas.ts";
+import { NoteBody, NoteJson, NoteList } from "../notes/schemas.ts";
+import { addNote, notesOf } from "../notes/service.ts";
+import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
 
-export function noteRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function noteRoutes(app: App, ctx: AppContext): void {
   app.post(
-    "/app/api/conversations/:conversationId/notes",
+    "/conversations/:conversationId/notes",
     {
-      ...session,
       schema: {
         operationId: "appAddNote",
         summary: "Add a private note to a conversation; @mentions notify those teammates",
@@ -33,9 +33,8 @@ export function noteRoutes(app: App, ctx: AppContext, session: SessionRoute): vo
   );
 
   app.get(
-    "/app/api/conversations/:conversationId/notes",
+    "/conversations/:conversationId/notes",
     {
-      ...session,
       schema: {
         operationId: "appListNotes",
         summary: "A conversation's private notes, oldest first (the last 500)",

@@ -18,14 +18,14 @@ import {
   preferencesOf,
   updatePreferences,
 } from "../notifications/service.ts";
-import { type SessionRoute, sessionOf } from "./session.ts";
+import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
 
-export function notificationRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function notificationRoutes(app: App, ctx: AppContext): void {
   app.get(
-    "/app/api/notifications",
-    { ...session, schema: { operationId: "appListNotifications", tags: TAGS, querystring: BellQuery } },
+    "/notifications",
+    { schema: { operationId: "appListNotifications", tags: TAGS, querystring: BellQuery } },
     async (request) => {
       const { account, user } = sessionOf(request);
       return bellOf(ctx.db.kysely, account.id, user.id, {
@@ -36,8 +36,8 @@ export function notificationRoutes(app: App, ctx: AppContext, session: SessionRo
   );
 
   app.post(
-    "/app/api/notifications/read",
-    { ...session, schema: { operationId: "appMarkNotificationsRead", tags: TAGS, body: MarkReadBody } },
+    "/notifications/read",
+    { schema: { operationId: "appMarkNotificationsRead", tags: TAGS, body: MarkReadBody } },
     async (request, reply) => {
       const { account, user } = sessionOf(request);
       await markBellRead(ctx.db, account.id, user.id, request.body.ids ?? null);
@@ -51,8 +51,8 @@ export function notificationRoutes(app: App, ctx: AppContext, session: SessionRo
   });
 
   app.get(
-    "/app/api/notification-preferences",
-    { ...session, schema: { operationId: "appGetNotificationPreferences", tags: TAGS } },
+    "/notification-preferences",
+    { schema: { operationId: "appGetNotificationPreferences", tags: TAGS } },
     async (request) => {
       const { account, user } = sessionOf(request);
       return ownPreferences(account.id, user.id);
@@ -60,9 +60,8 @@ export function notificationRoutes(app: App, ctx: AppContext, session: SessionRo
   );
 
   app.put(
-    "/app/api/notification-preferences",
+    "/notification-preferences",
     {
-      ...session,
       schema: { operationId: "appUpdateNotificationPreferences", tags: TAGS, body: PreferencesBody },
     },
     async (request) => {
@@ -78,8 +77,8 @@ export function notificationRoutes(app: App, ctx: AppContext, session: SessionRo
   });
 
   app.get(
-    "/app/api/settings/notifications",
-    { ...session, schema: { operationId: "appGetNotificationDefaults", tags: TAGS } },
+    "/settings/notifications",
+    { schema: { operationId: "appGetNotificationDefaults", tags: TAGS } },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -88,9 +87,8 @@ export function notificationRoutes(app: App, ctx: AppContext, session: SessionRo
   );
 
   app.put(
-    "/app/api/settings/notifications",
+    "/settings/notifications",
     {
-      ...session,
       schema: { operationId: "appUpdateNotificationDefaults", tags: TAGS, body: NotificationDefaultsBody },
     },
     async (request) => {

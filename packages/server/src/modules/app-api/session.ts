@@ -1,5 +1,5 @@
 // The web app's door: the session cookie authenticates, the x-csrf-token header guards every
-// state-changing request. Runs as the onRequest hook of each session route.
+// state-changing request. Runs as the one onRequest hook of the /app/api plugin.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
@@ -30,10 +30,14 @@ export function clearSessionCookie(reply: FastifyReply): void {
   reply.header("set-cookie", `${SESSION_COOKIE}=; Path=/; HttpOnly; Secure; SameSite=Strict; Max-Age=0`);
 }
 
+/** The route config of the few /app/api routes anyone may call (the link or the password is the credential). */
+export const OPEN = { auth: "none" as const };
+
 export function createSessionHook(ctx: AppContext) {
   return async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     // Session JSON carries the CSRF token: never kept by a cache (the media route sets its own).
     reply.header("cache-control", "no-store");
+    if (request.routeOptions.config.auth === "none") return;
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
     const info = token ? await resolveSession(ctx.db, token) : null;
     if (!token || !info) throw new AppError("UNAUTHORIZED", "Sign in first");
@@ -74,10 +78,4 @@ export function onboardingAddress(ctx: AppContext, request: FastifyRequest): str
   const h = request.headers;
   if (!ctx.config.trustProxy && (h["x-forwarded-for"] || h.forwarded || h["x-real-ip"])) return "";
   return clientAddress(ctx, request);
-}
-
-/** The options every signed-in route spreads in: the session (and CSRF) check, and its auth mode. */
-export interface SessionRoute {
-  config: { auth: "session" };
-  onRequest: ReturnType<typeof createSessionHook>;
 }

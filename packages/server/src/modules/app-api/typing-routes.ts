@@ -6,14 +6,12 @@ import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { findConversationById } from "../conversations/repo.ts";
 import { ConversationIdParams } from "./schemas.ts";
-import type { SessionRoute } from "./session.ts";
 import { sessionOf } from "./session.ts";
 
-export function typingRoutes(app: App, ctx: AppContext, session: SessionRoute): void {
+export function typingRoutes(app: App, ctx: AppContext): void {
   app.post(
-    "/app/api/conversations/:conversationId/typing",
+    "/conversations/:conversationId/typing",
     {
-      ...session,
       schema: {
         operationId: "appTyping",
         tags: ["app"],

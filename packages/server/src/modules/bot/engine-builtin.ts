@@ -1,6 +1,6 @@
 /**
  * Offline "builtin" bot engine: answers a customer message from the campaign's knowledge base without
- * any LLM. Pure (no database, no I/O) and deterministic. Decisions: docs/decisions.md (Builtin engine).
+ * any LLM. Pure (no database, no I/O) and deterministic. Decisions: docs/decisions/bot.md (Builtin engine).
  *
  * Analyser, the same for the knowledge and the message: lower case, accents and apostrophes stripped,
  * generic phrase synonyms ("how much" -> price), tokens, irregular verbs to their base form (bought ->

@@ -29,6 +29,7 @@ import {
 } from "../../platform/jobs.ts";
 import { hoursPlaceholders, loadBusinessHours, nextOpening } from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import * as campaignRepo from "../campaigns/repo.ts";
 import { findChannel } from "../channels/repo.ts";
 import { render } from "../contacts/placeholders.ts";
 import { findContactById } from "../contacts/repo.ts";
@@ -283,7 +284,7 @@ export async function scheduleFollowUp(
 ): Promise<boolean> {
   if (!input.campaignId || input.step > FOLLOW_UP_LIMITS.steps) return false;
   const steps =
-    input.steps ?? parseFollowUps(await repo.followUpsOfCampaign(trx, accountId, input.campaignId));
+    input.steps ?? parseFollowUps(await campaignRepo.followUpsOfCampaign(trx, accountId, input.campaignId));
   const def = steps[input.step - 1];
   const seconds = def ? durationSeconds(def.after) : null;
   if (seconds === null) return false;
@@ -384,7 +385,7 @@ async function check(
     if (root?.sender !== "human") return "conversation_paused";
   }
   if (!conversation.campaign_id) return "no_campaign";
-  const campaign = await repo.findCampaign(q, accountId, conversation.campaign_id);
+  const campaign = await campaignRepo.findCampaign(q, accountId, conversation.campaign_id);
   if (!campaign) return "no_campaign";
   if (campaign.status !== "live") return "campaign_not_live";
   const steps = parseFollowUps(campaign.follow_ups);

@@ -4,9 +4,10 @@ import type { CliValues, Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
+import { insertCampaign } from "../campaigns/repo.ts";
 import { followUpHandler, followUpJob, scheduleAfterHumanReply } from "./follow-ups.ts";
 import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
-import { insertCampaign } from "./repo.ts";
+import { deleteBotRecordsOfConversations } from "./repo.ts";
 import { botRoutes } from "./routes.ts";
 import { createCampaign, DEFAULT_FALLBACK_MESSAGE, normaliseKnowledge } from "./service.ts";
 import { summaryHandler, summaryJob } from "./summary.ts";
@@ -97,6 +98,9 @@ export function createBotModule(options: BotOptions = {}): Module {
     },
     // A person's reply starts the campaign's follow-up clock again.
     onHumanReply: scheduleAfterHumanReply,
+    async onContactErased(trx, { accountId, conversationIds }) {
+      await deleteBotRecordsOfConversations(trx, accountId, conversationIds);
+    },
     jobs(worker, ctx) {
       worker.register(botReplyJob, botReplyHandler(ctx, options));
       worker.register(summaryJob, summaryHandler(ctx));

@@ -4,6 +4,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { topPassages } from "./engine-builtin.ts";
+import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
   generateLlmReply,
@@ -11,7 +12,6 @@ import {
   resolveLlmTarget,
 } from "./engine-llm.ts";
 import { asksForPerson, HANDOVER_MESSAGE } from "./handover.ts";
-import { knowledgeOf } from "./reply-job.ts";
 import { requireCampaign } from "./service.ts";
 
 export interface Preview {

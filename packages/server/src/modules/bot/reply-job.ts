@@ -19,6 +19,7 @@ import {
   nextOpening,
 } from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import * as campaignRepo from "../campaigns/repo.ts";
 import { render } from "../contacts/placeholders.ts";
 import { findContactById } from "../contacts/repo.ts";
 import * as conversations from "../conversations/repo.ts";
@@ -26,13 +27,8 @@ import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage } from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
 import { notify } from "../notifications/service.ts";
-import { lastOutgoingCampaignOf } from "../outgoing/repo.ts";
-import {
-  type BuiltinEngine,
-  createBuiltinEngine,
-  type KnowledgeEntry,
-  topPassages,
-} from "./engine-builtin.ts";
+import { topPassages } from "./engine-builtin.ts";
+import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
   type FunctionRun,
@@ -57,7 +53,6 @@ import {
 import { asksForPerson, FUNCTION_FAILURE_MESSAGE, HANDOVER_MESSAGE } from "./handover.ts";
 import * as repo from "./repo.ts";
 import { chooseCampaign } from "./routing.ts";
-import { parseKnowledge } from "./service.ts";
 import { summaryJob } from "./summary.ts";
 
 // The job type is the messaging module's: it enqueues one for every inbound text.
@@ -111,53 +106,6 @@ export interface BotOptions {
 }
 
 class OutOfCredits extends Error {}
-
-// Building a BM25 index per message would waste work: keep one engine per campaign while its
-// knowledge text is unchanged (compared exactly, so an edit is seen at once). Bounded by count and by
-// the total size of the cached knowledge, least recently used out first; owned by the app instance.
-const ENGINE_CACHE_SIZE = 200;
-const ENGINE_CACHE_CHARS = 20_000_000;
-
-type CachedEngine = { knowledge: string; entries: KnowledgeEntry[]; engine: BuiltinEngine };
-
-class EngineCache {
-  private readonly engines = new Map<string, CachedEngine>();
-  private chars = 0;
-
-  of(campaign: CampaignRow): CachedEngine {
-    const hit = this.engines.get(campaign.id);
-    if (hit) {
-      this.engines.delete(campaign.id);
-      if (hit.knowledge === campaign.knowledge) {
-        this.engines.set(campaign.id, hit);
-        return hit;
-      }
-      this.chars -= hit.knowledge.length;
-    }
-    const entries = parseKnowledge(campaign.knowledge);
-    const built = { knowledge: campaign.knowledge, entries, engine: createBuiltinEngine(entries) };
-    this.engines.set(campaign.id, built);
-    this.chars += built.knowledge.length;
-    while (
-      this.engines.size > 1 &&
-      (this.engines.size > ENGINE_CACHE_SIZE || this.chars > ENGINE_CACHE_CHARS)
-    ) {
-      const [oldestId, oldest] = this.engines.entries().next().value as [string, CachedEngine];
-      this.engines.delete(oldestId);
-      this.chars -= oldest.knowledge.length;
-    }
-    return built;
-  }
-
-  clear(): void {
-    this.engines.clear();
-    this.chars = 0;
-  }
-}
-
-export function knowledgeOf(ctx: AppContext, campaign: CampaignRow): CachedEngine {
-  return ctx.caches.get("bot.engines", () => new EngineCache()).of(campaign);
-}
 
 function switchesBlock(sw: conversations.BotSwitches): SkipReason | null {
   if (!sw.accountActive) return "account_bot_off";
@@ -257,11 +205,13 @@ export async function runBotReply(
   if (blocked) return { action: "skipped", reason: blocked };
 
   const route = chooseCampaign(
-    await repo.routingCandidates(db.kysely, accountId),
+    await campaignRepo.routingCandidates(db.kysely, accountId),
     { campaignId: inbound.campaign_id, body: inbound.body },
-    await lastOutgoingCampaignOf(db.kysely, accountId, inbound.contact_id),
+    await campaignRepo.lastOutgoingCampaignOf(db.kysely, accountId, inbound.contact_id),
   );
-  const campaign = route ? await repo.findCampaign(db.kysely, accountId, route.campaignId) : undefined;
+  const campaign = route
+    ? await campaignRepo.findCampaign(db.kysely, accountId, route.campaignId)
+    : undefined;
   if (!campaign) return { action: "skipped", reason: "no_campaign" };
   if (campaign.status !== "live") {
     await db.write((trx) =>

@@ -1,5 +1,5 @@
 // Which campaign answers an inbound message. Pure: the job loads the candidates, this decides.
-import type { RoutingCandidate } from "./repo.ts";
+import type { RoutingCandidate } from "../campaigns/repo.ts";
 
 export type RouteReason = "explicit" | "outgoing" | "keyword" | "default";
 
@@ -52,7 +52,7 @@ export function keywordMatcher(keywordsJson: string): RegExp | null {
  * outgoing first message reached this contact last (its replies belong to it); else the oldest live campaign
  * with a keyword in the body; else the account's default campaign. Null only when the account has no
  * campaign at all. (The conversation records the campaign that answered; it does not make later
- * messages stick to it: see docs/decisions.md.)
+ * messages stick to it: see docs/decisions/bot.md, Routing.)
  */
 export function chooseCampaign(
   candidates: RoutingCandidate[],

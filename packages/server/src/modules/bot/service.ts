@@ -6,13 +6,13 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
+import * as campaignRepo from "../campaigns/repo.ts";
 import { findChannel, forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
 import { followUpsView, normaliseFollowUps, parseFollowUps, requireFollowUpEngine } from "./follow-ups.ts";
 import { normaliseFunctions, parseFunctions } from "./functions.ts";
-import * as repo from "./repo.ts";
 import type { CampaignListQuery, CreateCampaignBody, OutgoingBody, UpdateCampaignBody } from "./schemas.ts";
 import { LIMITS } from "./schemas.ts";
 
@@ -321,7 +321,7 @@ function requireAwayMessage(outsideHours: CampaignRow["outside_hours"], awayMess
  * Serialises changes to one account's campaigns on PostgreSQL (a row lock on the account), so two
  * concurrent "make this the default" requests cannot leave two defaults. SQLite runs one writer anyway.
  */
-async function lockAccount(db: Db, trx: Parameters<typeof repo.findCampaign>[0], accountId: string) {
+async function lockAccount(db: Db, trx: Parameters<typeof campaignRepo.findCampaign>[0], accountId: string) {
   if (db.dialect === "postgres") {
     await trx.selectFrom("accounts").select("id").where("id", "=", accountId).forUpdate().execute();
   }
@@ -374,14 +374,14 @@ export async function createCampaign(
   };
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
-    await repo.insertCampaign(trx, row);
-    if (input.isDefault) await repo.setDefaultCampaign(trx, accountId, row.id);
+    await campaignRepo.insertCampaign(trx, row);
+    if (input.isDefault) await campaignRepo.setDefaultCampaign(trx, accountId, row.id);
   });
   return requireCampaign(db, accountId, row.id);
 }
 
 export async function requireCampaign(db: Db, accountId: string, campaignId: string): Promise<CampaignRow> {
-  const c = await repo.findCampaign(db.kysely, accountId, campaignId);
+  const c = await campaignRepo.findCampaign(db.kysely, accountId, campaignId);
   if (!c) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
   return c;
 }
@@ -393,7 +393,7 @@ export async function updateCampaign(
   input: CampaignUpdate,
   limits?: OutgoingLimits,
 ): Promise<CampaignRow> {
-  const patch: repo.CampaignPatch = {};
+  const patch: campaignRepo.CampaignPatch = {};
   if (input.name !== undefined) patch.name = requiredText(input.name, "name", LIMITS.name);
   if (input.status !== undefined) patch.status = input.status;
   if (input.instructions !== undefined)
@@ -418,7 +418,7 @@ export async function updateCampaign(
   if (input.followUpsInHours !== undefined) patch.follow_ups_in_hours = input.followUpsInHours ? 1 : 0;
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
-    const current = await repo.findCampaign(trx, accountId, campaignId);
+    const current = await campaignRepo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
     // Instruction steps need the LLM engine, whichever of the two this update changes.
     if (followUps !== undefined || input.engine !== undefined) {
@@ -434,8 +434,8 @@ export async function updateCampaign(
         "an account always has one default campaign: make another campaign the default instead",
       );
     }
-    await repo.updateCampaign(trx, accountId, campaignId, patch);
-    if (input.isDefault === true) await repo.setDefaultCampaign(trx, accountId, campaignId);
+    await campaignRepo.updateCampaign(trx, accountId, campaignId, patch);
+    if (input.isDefault === true) await campaignRepo.setDefaultCampaign(trx, accountId, campaignId);
   });
   return requireCampaign(db, accountId, campaignId);
 }
@@ -443,7 +443,7 @@ export async function updateCampaign(
 export async function deleteCampaign(db: Db, accountId: string, campaignId: string): Promise<void> {
   await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
-    const current = await repo.findCampaign(trx, accountId, campaignId);
+    const current = await campaignRepo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
     if (Number(current.is_default) === 1) {
       throw new AppError(
@@ -451,7 +451,7 @@ export async function deleteCampaign(db: Db, accountId: string, campaignId: stri
         "the default campaign cannot be deleted: make another campaign the default first",
       );
     }
-    await repo.deleteCampaign(trx, accountId, campaignId);
+    await campaignRepo.deleteCampaign(trx, accountId, campaignId);
     await forgetCampaign(trx, accountId, campaignId);
     // A channel routed to it routes nowhere in particular again (the account's routing decides).
     await forgetChannelCampaign(trx, accountId, campaignId);
@@ -460,7 +460,7 @@ export async function deleteCampaign(db: Db, accountId: string, campaignId: stri
 
 export async function pageCampaigns(db: Db, accountId: string, query: Static<typeof CampaignListQuery>) {
   const limit = query.limit ?? 50;
-  const rows = await repo.pageCampaigns(db.kysely, accountId, {
+  const rows = await campaignRepo.pageCampaigns(db.kysely, accountId, {
     after: decodeCursor(query.cursor),
     limit,
     status: query.status,
@@ -493,7 +493,7 @@ export async function saveKnowledge(
   const answer = hasAnswer ? requiredText(input.answer ?? "", "answer", LIMITS.answer) : null;
   const outcome = await db.write(async (trx) => {
     await lockAccount(db, trx, accountId);
-    const current = await repo.findCampaign(trx, accountId, campaignId);
+    const current = await campaignRepo.findCampaign(trx, accountId, campaignId);
     if (!current) throw new AppError("CAMPAIGN_NOT_FOUND", `campaign ${campaignId} not found`);
     const knowledge = parseKnowledge(current.knowledge);
     let entryIndex: number;
@@ -538,7 +538,7 @@ export async function saveKnowledge(
       }
     }
     if (change !== "unchanged") {
-      await repo.updateCampaign(trx, accountId, campaignId, { knowledge: JSON.stringify(knowledge) });
+      await campaignRepo.updateCampaign(trx, accountId, campaignId, { knowledge: JSON.stringify(knowledge) });
     }
     return { entryIndex, change };
   });

@@ -8,6 +8,7 @@ import { AppError } from "../../platform/errors.ts";
 import { defineJob, type JobHandler } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import * as campaignRepo from "../campaigns/repo.ts";
 import { findConversationById } from "../conversations/repo.ts";
 import { generateSummaryText, resolveLlmTarget } from "./engine-llm.ts";
 import * as repo from "./repo.ts";
@@ -67,7 +68,7 @@ export async function writeSummary(
   if (!account || !conversation) return undefined;
   const thread = await repo.lastTextMessages(db.kysely, accountId, conversation, HISTORY);
   const campaign = conversation.campaign_id
-    ? await repo.findCampaign(db.kysely, accountId, conversation.campaign_id)
+    ? await campaignRepo.findCampaign(db.kysely, accountId, conversation.campaign_id)
     : undefined;
   // After the LLM itself failed (or is missing), asking it for a summary would fail the same way.
   const llmDown = reason === "llm_error" || reason === "llm_not_configured";

@@ -3,6 +3,7 @@
 import type { Module } from "../../context.ts";
 import { inboundRoutes } from "./inbound-routes.ts";
 import { channelInboundJob, processInbound } from "./inbound-service.ts";
+import { deleteVisitorsOfContact } from "./repo.ts";
 import { channelRoutes } from "./routes.ts";
 import { secretBox } from "./service.ts";
 import { widgetRoutes } from "./widget-routes.ts";
@@ -21,5 +22,9 @@ export const channelsModule: Module = {
   jobs(worker, ctx) {
     secretBox(ctx);
     worker.register(channelInboundJob, (payload, job) => processInbound(ctx, payload, job));
+  },
+  async onContactErased(trx, { accountId, contactId }) {
+    // A widget visitor's token stops working with its contact.
+    await deleteVisitorsOfContact(trx, accountId, contactId);
   },
 };

@@ -8,7 +8,7 @@ import { newId } from "../../platform/ids.ts";
 import { decodeCursor, toPage } from "../../platform/pagination.ts";
 import { loadSecretKey, maskSecret, SecretBox } from "../../platform/secrets.ts";
 import { iso } from "../../platform/text.ts";
-import { findCampaign } from "../bot/repo.ts";
+import { findCampaign } from "../campaigns/repo.ts";
 import { acceptChannelIncoming } from "../messaging/service.ts";
 import { adapterOf } from "./adapters/index.ts";
 import type { ChannelAdapter, DecryptedChannel } from "./adapters/types.ts";

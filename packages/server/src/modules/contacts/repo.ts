@@ -334,6 +334,21 @@ export async function searchContacts(
   return s.orderBy("id", "desc").limit(query.limit).execute();
 }
 
+/** Erasure: the contact's conversations, found before their owner deletes them. */
+export async function conversationIdsOfContact(
+  db: Q,
+  accountId: string,
+  contactId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("conversations")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** Erasure: the contact row itself (its conversation, messages and memberships go first, by their owners). */
 export async function deleteContact(db: Q, accountId: string, contactId: string): Promise<boolean> {
   const result = await db

@@ -120,17 +120,8 @@ export function creditRoutes(app: App, ctx: AppContext): void {
         response: { 201: CreatedSubaccountJson, ...errorResponses(400, 401, 403, 409, 429) },
       },
     },
-    async (request, reply) => {
-      const linkBase = requestLinkBase(ctx.config, request);
-      const { ownerInvite, ...created } = await createSubaccount(
-        ctx,
-        accountOf(request),
-        request.body,
-        linkBase,
-      );
-      const url = inviteLink(linkBase, ownerInvite.token);
-      return reply.code(201).send({ ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } });
-    },
+    async (request, reply) =>
+      reply.code(201).send(await createSubaccountWithLink(ctx, accountOf(request), request.body, request)),
   );
 
   app.get(
@@ -232,4 +223,20 @@ export function creditRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => pageTransactions(db, accountOf(request).id, request.query),
   );
+}
+
+/**
+ * Creates a sub-account of the agency and answers with its owner's invite link (the same answer whoever
+ * uses the address): POST /v1/subaccounts and the web app's POST /app/api/subaccounts.
+ */
+export async function createSubaccountWithLink(
+  ctx: AppContext,
+  agency: Parameters<typeof createSubaccount>[1],
+  body: Parameters<typeof createSubaccount>[2],
+  request: FastifyRequest,
+) {
+  const linkBase = requestLinkBase(ctx.config, request);
+  const { ownerInvite, ...created } = await createSubaccount(ctx, agency, body, linkBase);
+  const url = inviteLink(linkBase, ownerInvite.token);
+  return { ...created, ownerInvite: { url, expiresAt: ownerInvite.expiresAt } };
 }

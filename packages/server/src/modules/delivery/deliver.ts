@@ -5,6 +5,7 @@
 
 import type { Transaction } from "kysely";
 import type { AppContext } from "../../context.ts";
+import { takesBatchedPath } from "../../platform/db/index.ts";
 import type { Database } from "../../platform/db/schema.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
@@ -105,7 +106,7 @@ export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContex
   // A resend's first run is the person's; its retries, like every other attempt, are scheduled.
   const trigger =
     "trigger" in what && what.trigger === "manual" && job.attempt === 1 ? "manual" : "scheduled";
-  if ("messageId" in what && ctx.db.runNamed) {
+  if ("messageId" in what && takesBatchedPath(ctx.db)) {
     return deliverMessageOnPostgres(ctx, accountId, what.messageId, trigger, job);
   }
   const target =

@@ -2,6 +2,7 @@
 import type { Module } from "../../context.ts";
 import { deliver } from "./deliver.ts";
 import { deliveryJob, eventDeliveryJob } from "./jobs.ts";
+import { deleteAttemptsOfContact } from "./repo.ts";
 import { deliveryRoutes } from "./routes.ts";
 
 export const deliveryModule: Module = {
@@ -10,5 +11,8 @@ export const deliveryModule: Module = {
   jobs(worker, ctx) {
     worker.register(deliveryJob, (payload, job) => deliver(ctx, payload, job));
     worker.register(eventDeliveryJob, (payload, job) => deliver(ctx, payload, job));
+  },
+  async onContactErased(trx, { accountId, contactId }) {
+    await deleteAttemptsOfContact(trx, accountId, contactId);
   },
 };

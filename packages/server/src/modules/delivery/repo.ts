@@ -131,19 +131,19 @@ export function pgInsertAttemptsFrom(source: string): string {
     select ${ATTEMPT_COLUMNS.join(", ")} from ${source}`;
 }
 
-/** Erasure: the delivery attempts of messages that are being deleted. */
-export async function deleteAttemptsOfMessages(
-  db: Q,
-  accountId: string,
-  messageIds: string[],
-): Promise<void> {
-  for (let i = 0; i < messageIds.length; i += 500) {
-    await db
-      .deleteFrom("delivery_attempts")
-      .where("account_id", "=", accountId)
-      .where("message_id", "in", messageIds.slice(i, i + 500))
-      .execute();
-  }
+/** Erasure: the delivery attempts of a contact's messages (before the messaging module deletes them). */
+export async function deleteAttemptsOfContact(db: Q, accountId: string, contactId: string): Promise<void> {
+  await db
+    .deleteFrom("delivery_attempts")
+    .where("account_id", "=", accountId)
+    .where("message_id", "in", (q) =>
+      q
+        .selectFrom("messages")
+        .select("id")
+        .where("account_id", "=", accountId)
+        .where("contact_id", "=", contactId),
+    )
+    .execute();
 }
 
 export interface FailingTarget {

@@ -39,16 +39,6 @@ export async function findImportLocked(
   return (dialect === "postgres" ? q.forUpdate() : q).executeTakeFirst();
 }
 
-export async function recentImports(db: Q, accountId: string, limit: number): Promise<ImportRow[]> {
-  return db
-    .selectFrom("imports")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .orderBy("id", "desc")
-    .limit(limit)
-    .execute();
-}
-
 export async function saveProgress(
   db: Q,
   accountId: string,

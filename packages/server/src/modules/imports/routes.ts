@@ -1,7 +1,8 @@
 // Import endpoints (extension): upload a CSV (text/csv body) to import contacts in the background,
 // follow its progress, download the rejected rows. The web app's door has the same routes under
 // /app/api/imports (app-api/import-routes.ts).
-import { Type } from "typebox";
+import type { FastifyReply } from "fastify";
+import { type Static, Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
@@ -135,17 +136,7 @@ export function importRoutes(app: App, ctx: AppContext): void {
           response: { 202: ImportJson, ...errorResponses(400, 401, 404, 429) },
         },
       },
-      async (request, reply) => {
-        const { preview: _sample, ...created } = await createImport(ctx, accountOf(request).id, {
-          bytes: request.body,
-          listId: request.query.listId ?? null,
-          map: request.query.map ?? null,
-          fileName: request.query.fileName ?? null,
-          mode: request.query.mode ?? null,
-          defaultCountry: request.query.defaultCountry ?? null,
-        });
-        return reply.code(202).send(created);
-      },
+      async (request, reply) => startImport(ctx, accountOf(request).id, request, reply),
     );
   });
 
@@ -180,12 +171,40 @@ export function importRoutes(app: App, ctx: AppContext): void {
         response: { 200: { type: "string", description: "text/csv" }, ...errorResponses(400, 401, 404, 429) },
       },
     },
-    async (request, reply) => {
-      const csv = await rejectedCsv(ctx, accountOf(request).id, request.params.importId);
-      return reply
-        .type("text/csv; charset=utf-8")
-        .header("content-disposition", `attachment; filename="rejected-${request.params.importId}.csv"`)
-        .send(csv);
-    },
+    async (request, reply) => sendRejectedCsv(ctx, accountOf(request).id, request, reply),
   );
+}
+
+// The handlers' work, shared with the web app's /app/api/imports routes (app-api/import-routes.ts).
+
+/** Starts an import of the request's CSV body for the account: 202 with the import. */
+export async function startImport(
+  ctx: AppContext,
+  accountId: string,
+  request: { body: unknown; query: Static<typeof ImportQuery> },
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { preview: _sample, ...created } = await createImport(ctx, accountId, {
+    bytes: request.body,
+    listId: request.query.listId ?? null,
+    map: request.query.map ?? null,
+    fileName: request.query.fileName ?? null,
+    mode: request.query.mode ?? null,
+    defaultCountry: request.query.defaultCountry ?? null,
+  });
+  return reply.code(202).send(created);
+}
+
+/** Answers with an import's rejected rows as a CSV download. */
+export async function sendRejectedCsv(
+  ctx: AppContext,
+  accountId: string,
+  request: { params: Static<typeof ImportParams> },
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const csv = await rejectedCsv(ctx, accountId, request.params.importId);
+  return reply
+    .type("text/csv; charset=utf-8")
+    .header("content-disposition", `attachment; filename="rejected-${request.params.importId}.csv"`)
+    .send(csv);
 }

@@ -1,6 +1,7 @@
 import type { CliValues, Module } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
+import { removeContactFromAllLists } from "./repo.ts";
 import { listRoutes } from "./routes.ts";
 import { createList } from "./service.ts";
 
@@ -14,6 +15,9 @@ function required(values: CliValues, name: string): string {
 export const listsModule: Module = {
   name: "lists",
   routes: listRoutes,
+  async onContactErased(trx, { accountId, contactId }) {
+    await removeContactFromAllLists(trx, accountId, contactId);
+  },
   commands: {
     "list create": {
       summary: "--email E --name N   (prints the new list's id)",

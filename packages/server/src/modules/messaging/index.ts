@@ -1,9 +1,10 @@
 import type { Module } from "../../context.ts";
+import { cancelQueuedJobsOfSubjects } from "../../platform/jobs.ts";
 import { type OrphanSweep, registerSweep } from "../../platform/storage-sweep.ts";
 import { mediaFetchJob } from "./jobs.ts";
 import { mediaFetchHandler } from "./media/fetch-job.ts";
-import { MEDIA_PREFIX, shaOfKey } from "./media/store.ts";
-import { blobsInUse } from "./repo.ts";
+import { deleteBlob, MEDIA_PREFIX, shaOfKey } from "./media/store.ts";
+import { blobInUse, blobsInUse, deleteMessagesOfContact } from "./repo.ts";
 import { messagingRoutes } from "./routes.ts";
 
 export { BOT_REPLY_JOB, botReplyJob, MEDIA_FETCH_JOB } from "./jobs.ts";
@@ -25,5 +26,19 @@ export const messagingModule: Module = {
   jobs(worker, ctx) {
     worker.register(mediaFetchJob, mediaFetchHandler(ctx));
     registerSweep(worker, ctx, mediaSweep);
+  },
+  async onContactErased(trx, erasure) {
+    const { accountId, contactId } = erasure;
+    const { messageIds, blobs } = await deleteMessagesOfContact(trx, accountId, contactId);
+    // A queued delivery or attachment fetch of an erased message has nothing left to do.
+    await cancelQueuedJobsOfSubjects(trx, accountId, messageIds);
+    // Stored files are shared by content: only those no message uses any more go, after the commit.
+    erasure.afterCommit(async (ctx) => {
+      for (const sha256 of blobs) {
+        if (await blobInUse(ctx.db.kysely, sha256)) continue;
+        await deleteBlob(ctx.storage, sha256);
+      }
+    });
+    erasure.counts.messages += messageIds.length;
   },
 };

@@ -6,6 +6,7 @@
 // batch that fails take the general path (service.ts), which answers exactly as before.
 import type { AppContext } from "../../context.ts";
 import { Batcher } from "../../platform/db/batcher.ts";
+import { takesBatchedPath } from "../../platform/db/index.ts";
 import { newId } from "../../platform/ids.ts";
 import { JOBS_ENQUEUED, pgInsertJobsFrom } from "../../platform/jobs.ts";
 import { pgTouchConversationsFrom } from "../conversations/repo.ts";
@@ -111,7 +112,7 @@ function batcherOf(ctx: AppContext): Batcher<BatchedIncoming, Outcome> & { clear
 
 /** True when this message may take the batched path. */
 export function batchable(ctx: AppContext): boolean {
-  return ctx.db.runNamed !== undefined;
+  return takesBatchedPath(ctx.db);
 }
 
 /** Stores the message through the batch: its id, or null when the general path must take it. */

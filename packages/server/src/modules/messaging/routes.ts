@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger, FastifyReply } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
@@ -101,34 +102,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
         },
       },
     },
-    async (request, reply) => {
-      const message = await requireMessage(ctx, accountOf(request).id, request.params.messageId);
-      if (message.media_state !== "stored" || !message.media_sha256) {
-        const state = message.media_state ?? "none";
-        throw new AppError("NOT_FOUND", `This message has no stored attachment (attachment state: ${state})`);
-      }
-      const file = await openBlob(ctx.storage, message.media_sha256);
-      if (!file) {
-        request.log.error(
-          { messageId: message.id, sha256: message.media_sha256 },
-          "stored attachment is missing from the file storage",
-        );
-        throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
-      }
-      const type = message.media_content_type ?? "application/octet-stream";
-      return (
-        reply
-          .type(isTextType(type) ? `${type}; charset=utf-8` : type)
-          .header("content-length", file.size)
-          .header("etag", `"${message.media_sha256}"`)
-          // Content-addressed: the bytes behind this message never change.
-          .header("cache-control", "private, max-age=31536000, immutable")
-          // Customer-supplied files must never run as a page of this origin.
-          .header("x-content-type-options", "nosniff")
-          .header("content-security-policy", "default-src 'none'; sandbox")
-          .send(file.body)
-      );
-    },
+    async (request, reply) => sendMessageMedia(ctx, accountOf(request).id, request, reply),
   );
 
   app.get(
@@ -145,5 +119,43 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
     },
     async (request) =>
       listContactMessages(ctx, accountOf(request).id, request.params.contactId, request.query),
+  );
+}
+
+/**
+ * Answers with a message's stored attachment (404 without one): GET /v1/messages/:messageId/media and
+ * the web app's GET /app/api/messages/:messageId/media.
+ */
+export async function sendMessageMedia(
+  ctx: AppContext,
+  accountId: string,
+  request: { params: { messageId: string }; log: FastifyBaseLogger },
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const message = await requireMessage(ctx, accountId, request.params.messageId);
+  if (message.media_state !== "stored" || !message.media_sha256) {
+    const state = message.media_state ?? "none";
+    throw new AppError("NOT_FOUND", `This message has no stored attachment (attachment state: ${state})`);
+  }
+  const file = await openBlob(ctx.storage, message.media_sha256);
+  if (!file) {
+    request.log.error(
+      { messageId: message.id, sha256: message.media_sha256 },
+      "stored attachment is missing from the file storage",
+    );
+    throw new AppError("INTERNAL_ERROR", "The attachment could not be read");
+  }
+  const type = message.media_content_type ?? "application/octet-stream";
+  return (
+    reply
+      .type(isTextType(type) ? `${type}; charset=utf-8` : type)
+      .header("content-length", file.size)
+      .header("etag", `"${message.media_sha256}"`)
+      // Content-addressed: the bytes behind this message never change.
+      .header("cache-control", "private, max-age=31536000, immutable")
+      // Customer-supplied files must never run as a page of this origin.
+      .header("x-content-type-options", "nosniff")
+      .header("content-security-policy", "default-src 'none'; sandbox")
+      .send(file.body)
   );
 }

@@ -101,24 +101,6 @@ export async function membersNotReached(
     .execute();
 }
 
-/** The campaign that most recently sent this contact a first message (its replies go there). */
-export async function lastOutgoingCampaignOf(
-  db: Q,
-  accountId: string,
-  contactId: string,
-): Promise<string | null> {
-  const row = await db
-    .selectFrom("outgoing_sends")
-    .select("campaign_id")
-    .where("account_id", "=", accountId)
-    .where("contact_id", "=", contactId)
-    .where("outcome", "=", "sent")
-    .orderBy("created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row?.campaign_id ?? null;
-}
-
 export async function sendFigures(db: Q, accountId: string, campaignId: string, listId: string) {
   const [sends, members] = await Promise.all([
     db

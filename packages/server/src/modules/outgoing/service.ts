@@ -27,8 +27,9 @@ import {
 } from "../accounts/business-hours.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { parseFollowUps, scheduleFollowUp } from "../bot/follow-ups.ts";
-import * as campaigns from "../bot/repo.ts";
+import { followUpFigures } from "../bot/repo.ts";
 import { outgoingOf, requireCampaign } from "../bot/service.ts";
+import * as campaigns from "../campaigns/repo.ts";
 import { findChannel } from "../channels/repo.ts";
 import { render } from "../contacts/placeholders.ts";
 import {
@@ -135,7 +136,7 @@ export async function pauseOutgoing(ctx: AppContext, accountId: string, campaign
 export async function outgoingStats(ctx: AppContext, accountId: string, campaignId: string) {
   const c = await requireCampaign(ctx.db, accountId, campaignId);
   const o = outgoingOf(c);
-  const followUps = await campaigns.followUpFigures(ctx.db.kysely, accountId, campaignId);
+  const followUps = await followUpFigures(ctx.db.kysely, accountId, campaignId);
   const f = o
     ? await repo.sendFigures(ctx.db.kysely, accountId, campaignId, o.listId)
     : {

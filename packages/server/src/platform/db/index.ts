@@ -248,6 +248,15 @@ function wrap(kysely: Kysely<Database>, dialect: Dialect, sqlite?: SQLite.Databa
  * restarting, a refused or broken connection, SQLite's file locked past the busy timeout), so the
  * request may be retried: answered 503, never 500.
  */
+/**
+ * The one place the SQLite-or-PostgreSQL path is chosen, for delivery and incoming alike: on
+ * PostgreSQL (named statements) items are batched into shared statements; on SQLite each is its own
+ * transaction, and group commit batches them.
+ */
+export function takesBatchedPath(db: Pick<Db, "runNamed">): boolean {
+  return db.runNamed !== undefined;
+}
+
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   const code = e?.code ?? "";

@@ -175,7 +175,7 @@ export interface ConversationsTable {
   contact_seen_at: Generated<number | null>;
 }
 
-/** A private note in a conversation (conversations/notes.ts): seen by the team only, never sent. */
+/** A private note in a conversation (notes/service.ts): seen by the team only, never sent. */
 export interface ConversationNotesTable {
   id: string;
   account_id: string;

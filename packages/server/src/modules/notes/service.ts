@@ -9,9 +9,9 @@ import { newId } from "../../platform/ids.ts";
 import { conversationChanged } from "../../platform/live.ts";
 import { iso } from "../../platform/text.ts";
 import { findUsersByIds, listUsers } from "../accounts/users-repo.ts";
+import { findConversationById } from "../conversations/repo.ts";
 import { notify } from "../notifications/service.ts";
-import * as notesRepo from "./notes-repo.ts";
-import { findConversationById } from "./repo.ts";
+import * as notesRepo from "./repo.ts";
 import { NOTE_MAX_LENGTH } from "./schemas.ts";
 
 /** A conversation has few notes: the thread shows its last 500. */

@@ -1,0 +1,160 @@
+// /app/api for the inbox: conversations (list, open, assign, close), replies, resends and attachments.
+import type { AppContext } from "../../context.ts";
+import type { App } from "../../platform/http/types.ts";
+import { findUser } from "../accounts/users-repo.ts";
+import { functionCallsOf } from "../bot/function-service.ts";
+import {
+  changeInboxState,
+  markConversationRead,
+  pageInbox,
+  requireInboxRow,
+} from "../conversations/service.ts";
+import { resendMessage, sendHumanReply } from "../delivery/send.ts";
+import { sendMessageMedia } from "../messaging/routes.ts";
+import { requireMessage } from "../messaging/service.ts";
+import { notify } from "../notifications/service.ts";
+import {
+  ConversationIdParams,
+  ConversationPatch,
+  InboxQuery,
+  MessageIdParams,
+  ReplyBody,
+} from "./schemas.ts";
+import { sessionOf } from "./session.ts";
+import { conversationsJson, messagesJson, threadJson } from "./views.ts";
+
+const TAGS = ["app"];
+
+export function inboxRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    "/conversations",
+    { schema: { operationId: "appListConversations", tags: TAGS, querystring: InboxQuery } },
+    async (request) => {
+      const info = sessionOf(request);
+      const page = await pageInbox(ctx.db, info.account.id, info.user.id, request.query);
+      return {
+        data: await conversationsJson(ctx.db, info.account.id, page.rows),
+        hasMore: page.hasMore,
+        nextCursor: page.nextCursor,
+      };
+    },
+  );
+
+  app.get(
+    "/conversations/:conversationId",
+    { schema: { operationId: "appGetConversation", tags: TAGS, params: ConversationIdParams } },
+    async (request) => {
+      const accountId = sessionOf(request).account.id;
+      const { conversationId } = request.params;
+      await requireInboxRow(ctx.db, accountId, conversationId);
+      await markConversationRead(ctx.db, accountId, conversationId);
+      const row = await requireInboxRow(ctx.db, accountId, conversationId);
+      const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
+      const [messages, functionCalls] = await Promise.all([
+        threadJson(ctx.db, accountId, row),
+        functionCallsOf(ctx, accountId, conversationId),
+      ]);
+      return { conversation, messages, functionCalls };
+    },
+  );
+
+  app.post(
+    "/conversations/:conversationId/messages",
+    { schema: { operationId: "appReply", tags: TAGS, params: ConversationIdParams, body: ReplyBody } },
+    async (request, reply) => {
+      const info = sessionOf(request);
+      const { conversationId } = request.params;
+      const message = await sendHumanReply(
+        ctx,
+        info.account.id,
+        conversationId,
+        request.body.body,
+        info.user.id,
+      );
+      // (The browsers hear of it from the conversation's touch in the reply's transaction.)
+      const [json] = await messagesJson(ctx.db, info.account.id, [message]);
+      return reply.code(201).send(json);
+    },
+  );
+
+  app.patch(
+    "/conversations/:conversationId",
+    {
+      schema: {
+        operationId: "appUpdateConversation",
+        tags: TAGS,
+        params: ConversationIdParams,
+        body: ConversationPatch,
+      },
+    },
+    async (request) => {
+      const { account, user } = sessionOf(request);
+      const accountId = account.id;
+      const { conversationId } = request.params;
+      const assigneeId = request.body.assigneeId;
+      // Assigned to someone else than before and than the person doing it: that someone is told.
+      const before = assigneeId ? await requireInboxRow(ctx.db, accountId, conversationId) : null;
+      const tellAssignee =
+        before && assigneeId && assigneeId !== user.id && before.assignee_id !== assigneeId
+          ? (trx: Parameters<typeof notify>[0]) =>
+              notify(trx, {
+                accountId,
+                kind: "conversation.assigned",
+                title: `${user.name ?? user.email} assigned you a conversation with ${contactLabel(before)}`,
+                body: "It is in your inbox under Mine.",
+                link: `/inbox/${conversationId}`,
+                userIds: [assigneeId],
+                webhook: {
+                  conversation_id: conversationId,
+                  assignee_id: assigneeId,
+                  assigned_by: user.id,
+                  created_at: new Date().toISOString(),
+                },
+                at: Date.now(),
+              })
+          : undefined;
+      await changeInboxState(
+        ctx.db,
+        accountId,
+        conversationId,
+        request.body,
+        async (userId) => Boolean(await findUser(ctx.db.kysely, accountId, userId)),
+        tellAssignee,
+      );
+      const row = await requireInboxRow(ctx.db, accountId, conversationId);
+      const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
+      return conversation;
+    },
+  );
+
+  app.post(
+    "/messages/:messageId/resend",
+    { schema: { operationId: "appResendMessage", tags: TAGS, params: MessageIdParams } },
+    async (request) => {
+      const accountId = sessionOf(request).account.id;
+      const { messageId } = request.params;
+      await resendMessage(ctx, accountId, messageId);
+      const message = await requireMessage(ctx, accountId, messageId);
+      ctx.live.publish(accountId, { conversationId: message.conversation_id });
+      return { success: true, messageId, status: "pending" };
+    },
+  );
+
+  // The same answer as GET /v1/messages/:messageId/media (its own cache-control, not the session's).
+  app.get(
+    "/messages/:messageId/media",
+    { schema: { operationId: "appGetMedia", tags: TAGS, params: MessageIdParams } },
+    async (request, reply) => sendMessageMedia(ctx, sessionOf(request).account.id, request, reply),
+  );
+}
+
+/** How a conversation's customer is named to a teammate. */
+function contactLabel(row: {
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+}): string {
+  const name = [row.contact_first_name, row.contact_last_name].filter(Boolean).join(" ");
+  return name || row.contact_phone || row.contact_email || "a customer";
+}

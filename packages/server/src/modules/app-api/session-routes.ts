@@ -1,0 +1,159 @@
+// /app/api onboarding, sign-in and sign-out, password change and forgotten passwords. Onboarding,
+// sign-in and the password-reset links are open (`auth: "none"`): the link or the password is the
+// credential.
+import type { AppContext } from "../../context.ts";
+import { AppError } from "../../platform/errors.ts";
+import type { App } from "../../platform/http/types.ts";
+import { requestLinkBase } from "../../platform/public-url.ts";
+import {
+  completePasswordReset,
+  describePasswordReset,
+  requestPasswordReset,
+} from "../accounts/password-reset.ts";
+import { findAccountById } from "../accounts/repo.ts";
+import { changePassword, endSession, sessionView, signIn } from "../accounts/sessions.ts";
+import { onboard, onboardingAllowed } from "../accounts/team.ts";
+import { anyAccountExists } from "../accounts/users-repo.ts";
+import {
+  OnboardingBody,
+  OnboardingQuery,
+  PasswordBody,
+  PasswordResetBody,
+  PasswordResetParams,
+  PasswordResetRequestBody,
+  SignInBody,
+} from "./schemas.ts";
+import {
+  clearSessionCookie,
+  clientAddress,
+  OPEN,
+  onboardingAddress,
+  sessionOf,
+  setSessionCookie,
+} from "./session.ts";
+
+const TAGS = ["app"];
+
+export function sessionRoutes(app: App, ctx: AppContext): void {
+  app.get(
+    "/onboarding",
+    {
+      config: OPEN,
+      schema: { operationId: "appGetOnboarding", tags: TAGS, querystring: OnboardingQuery },
+    },
+    async (request) => {
+      const needed = !(await anyAccountExists(ctx.db.kysely));
+      return {
+        needed,
+        allowed: needed && onboardingAllowed(ctx, onboardingAddress(ctx, request), request.query.setupToken),
+      };
+    },
+  );
+
+  app.post(
+    "/onboarding",
+    { config: OPEN, schema: { operationId: "appOnboard", tags: TAGS, body: OnboardingBody } },
+    async (request, reply) => {
+      if (await anyAccountExists(ctx.db.kysely)) {
+        throw new AppError("ALREADY_ONBOARDED", "this server already has an account; sign in instead");
+      }
+      if (!onboardingAllowed(ctx, onboardingAddress(ctx, request), request.body.setupToken)) {
+        throw new AppError(
+          "FORBIDDEN",
+          "Onboarding is open from the server itself or with the setup link printed at start",
+        );
+      }
+      const { token, info, apiKey } = await onboard(ctx, request.body);
+      setSessionCookie(reply, token, info.session.expires_at);
+      // The API key made with the account: in this answer only (the page shows it once, to copy).
+      return reply.code(201).send({ ...sessionView(info), apiKey });
+    },
+  );
+
+  app.get("/session", { schema: { operationId: "appGetSession", tags: TAGS } }, async (request) =>
+    sessionView(sessionOf(request)),
+  );
+
+  app.post(
+    "/session",
+    { config: OPEN, schema: { operationId: "appSignIn", tags: TAGS, body: SignInBody } },
+    async (request, reply) => {
+      const {
+        token,
+        session: s,
+        user,
+      } = await signIn(ctx.db, {
+        email: request.body.email,
+        password: request.body.password,
+        address: clientAddress(ctx, request),
+      });
+      const account = await findAccountById(ctx.db.kysely, user.account_id);
+      if (!account) throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
+      setSessionCookie(reply, token, s.expires_at);
+      return sessionView({ user, account, session: s });
+    },
+  );
+
+  app.delete("/session", { schema: { operationId: "appSignOut", tags: TAGS } }, async (request, reply) => {
+    await endSession(ctx.db, sessionOf(request).session);
+    clearSessionCookie(reply);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    "/password",
+    { schema: { operationId: "appChangePassword", tags: TAGS, body: PasswordBody } },
+    async (request, reply) => {
+      await changePassword(ctx.db, sessionOf(request), {
+        currentPassword: request.body.currentPassword,
+        newPassword: request.body.newPassword,
+        address: clientAddress(ctx, request),
+      });
+      return reply.code(204).send();
+    },
+  );
+
+  // ---- forgotten password (open: the link in the e-mail is the credential) ------------------------
+
+  app.post(
+    "/password-resets",
+    {
+      config: OPEN,
+      schema: { operationId: "appRequestPasswordReset", tags: TAGS, body: PasswordResetRequestBody },
+    },
+    async (request, reply) => {
+      // The same answer whether or not the address signs in here.
+      await requestPasswordReset(ctx, {
+        email: request.body.email,
+        linkBase: requestLinkBase(ctx.config, request),
+      });
+      return reply.code(202).send({ ok: true });
+    },
+  );
+
+  app.get(
+    "/password-resets/:token",
+    {
+      config: OPEN,
+      schema: { operationId: "appGetPasswordReset", tags: TAGS, params: PasswordResetParams },
+    },
+    async (request) => describePasswordReset(ctx, request.params.token),
+  );
+
+  app.post(
+    "/password-resets/:token",
+    {
+      config: OPEN,
+      schema: {
+        operationId: "appResetPassword",
+        tags: TAGS,
+        params: PasswordResetParams,
+        body: PasswordResetBody,
+      },
+    },
+    async (request, reply) => {
+      await completePasswordReset(ctx, request.params.token, request.body);
+      return reply.code(204).send();
+    },
+  );
+}
