@@ -1,9 +1,8 @@
 import { Center, Loader } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { Navigate, Route, Routes, useLocation } from "react-router";
 import { AppLayout } from "./components/AppLayout.tsx";
 import { ErrorState } from "./components/States.tsx";
-import { api } from "./lib/api.ts";
+import { useOnboardingStatus } from "./lib/queries/auth.ts";
 import { useSession } from "./lib/session.ts";
 import { AccountPage } from "./pages/account/AccountPage.tsx";
 import { AgencyPage } from "./pages/agency/AgencyPage.tsx";
@@ -22,7 +21,7 @@ import { DashboardPage } from "./pages/dashboard/DashboardPage.tsx";
 import { InboxPage } from "./pages/inbox/InboxPage.tsx";
 import { ListPage } from "./pages/lists/ListPage.tsx";
 import { ListsPage } from "./pages/lists/ListsPage.tsx";
-import { ComingSoonPage } from "./pages/placeholder/ComingSoonPage.tsx";
+import { NotFoundPage } from "./pages/not-found/NotFoundPage.tsx";
 import { SettingsPage } from "./pages/settings/SettingsPage.tsx";
 
 function FullPageLoader() {
@@ -37,14 +36,7 @@ function FullPageLoader() {
 function SignedOutRedirect() {
   const location = useLocation();
   const setupToken = new URLSearchParams(location.search).get("setupToken");
-  const onboarding = useQuery({
-    queryKey: ["onboarding", setupToken],
-    queryFn: () =>
-      api<{ needed: boolean; allowed: boolean }>(
-        "GET",
-        `/onboarding${setupToken ? `?setupToken=${encodeURIComponent(setupToken)}` : ""}`,
-      ),
-  });
+  const onboarding = useOnboardingStatus(setupToken);
   if (onboarding.isPending) return <FullPageLoader />;
   if (onboarding.data?.needed) {
     return (
@@ -94,7 +86,7 @@ export function App() {
           <Route path="/campaigns/:campaignId" element={<CampaignPage session={me} />} />
           <Route path="/agency" element={<AgencyPage session={me} />} />
           <Route path="/agency/:subaccountId" element={<SubaccountPage />} />
-          <Route path="*" element={<ComingSoonPage title="Page not found" notFound />} />
+          <Route path="*" element={<NotFoundPage />} />
         </Route>
       ) : (
         <Route path="*" element={<SignedOutRedirect />} />

@@ -2,8 +2,8 @@ import { AppShell, Burger, Button, Group, Menu, NavLink, Stack, Text, UnstyledBu
 import { useDisclosure } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useLocation, useNavigate } from "react-router";
-import { api } from "../lib/api.ts";
 import { useLiveUpdates } from "../lib/live.ts";
+import { signOut as endSession } from "../lib/queries/auth.ts";
 import { canManage, useSetSession } from "../lib/session.ts";
 import type { Session } from "../lib/types.ts";
 import { NotificationBell } from "./NotificationBell.tsx";
@@ -26,7 +26,7 @@ export function AppLayout({ session }: { session: Session }) {
 
   const signOut = async () => {
     try {
-      await api("DELETE", "/session");
+      await endSession();
     } finally {
       queryClient.clear();
       setSession(null);

@@ -11,9 +11,6 @@ export const CHANNEL_TYPE_LABELS: Record<ChannelKind, string> = {
   instagram: "Instagram",
 };
 
-/** The query key of the account's channels (Settings → Channels, the dashboard's errors). */
-export const CHANNELS_KEY = ["channels"] as const;
-
 /** What the Add channel dialog offers, in this order. */
 export const CHANNEL_CHOICES: { type: ChannelType; description: string; available: boolean }[] = [
   {

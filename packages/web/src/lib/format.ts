@@ -20,3 +20,7 @@ export function fullTime(isoString: string | null | undefined): string {
   const d = new Date(isoString);
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleString();
 }
+
+/** Credits as people read them: up to 2 decimals, grouped. */
+export const credits = (n: number) =>
+  n.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 });

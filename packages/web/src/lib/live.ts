@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
+import { conversationKeys } from "./queries/conversations.ts";
 import { notificationKeys } from "./queries/notifications.ts";
 import { SESSION_KEY } from "./session.ts";
 
@@ -22,14 +23,15 @@ export function useLiveUpdates(enabled: boolean): void {
           conversationId = (JSON.parse((event as MessageEvent<string>).data) as { conversationId?: string })
             .conversationId;
         } catch {}
-        void client.invalidateQueries({ queryKey: ["conversations"] });
-        if (conversationId) void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
+        void client.invalidateQueries({ queryKey: conversationKeys.all });
+        if (conversationId)
+          void client.invalidateQueries({ queryKey: conversationKeys.detail(conversationId) });
         // What changes a conversation (a hand-over, an assignment) may have rung the bell.
         void client.invalidateQueries({ queryKey: notificationKeys.bell() });
       });
       source.addEventListener("open", () => {
         // After a reconnect, catch up on what changed while the stream was down.
-        void client.invalidateQueries({ queryKey: ["conversations"] });
+        void client.invalidateQueries({ queryKey: conversationKeys.all });
         void client.invalidateQueries({ queryKey: notificationKeys.bell() });
       });
       source.addEventListener("error", () => {

@@ -1,8 +1,9 @@
 import { Alert, Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
+import { changePassword } from "../../lib/queries/auth.ts";
 import type { Session } from "../../lib/types.ts";
 import { NotificationsSection } from "./NotificationsSection.tsx";
 
@@ -27,7 +28,7 @@ export function AccountPage({ session }: { session: Session }) {
     setError(null);
     setBusy(true);
     try {
-      await api("POST", "/password", { currentPassword, newPassword });
+      await changePassword(currentPassword, newPassword);
       setCurrent("");
       setNew("");
       notify("Password changed. Your other sessions were signed out.");

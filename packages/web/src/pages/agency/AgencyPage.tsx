@@ -12,43 +12,22 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
-import type { Page, Session, Subaccount } from "../../lib/types.ts";
-
-export const credits = (n: number) =>
-  n.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { EmptyState } from "../../components/States.tsx";
+import { errorMessage } from "../../lib/api.ts";
+import { credits, fullTime } from "../../lib/format.ts";
+import { useCreateSubaccount, useSubaccounts } from "../../lib/queries/agency.ts";
+import type { Session, Subaccount } from "../../lib/types.ts";
 
 export function AgencyPage({ session }: { session: Session }) {
-  const client = useQueryClient();
   const [creating, setCreating] = useState(false);
   const [form, setForm] = useState({ name: "", email: "" });
   // The new sub-account owner's link, shown once: the agency hands it to its client.
   const [ownerLink, setOwnerLink] = useState<{ name: string; url: string } | null>(null);
-  const subs = useQuery({
-    queryKey: ["subaccounts"],
-    queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
-    enabled: session.account.kind === "agency",
-  });
-  const create = useMutation({
-    mutationFn: () =>
-      api<Subaccount & { ownerInvite: { url: string } }>("POST", "/subaccounts", {
-        email: form.email.trim(),
-        ...(form.name.trim() ? { name: form.name.trim() } : {}),
-      }),
-    onSuccess: (s) => {
-      notify(`Sub-account ${s.name} created`);
-      setCreating(false);
-      setOwnerLink({ name: s.name, url: s.ownerInvite.url });
-      setForm({ name: "", email: "" });
-      void client.invalidateQueries({ queryKey: ["subaccounts"] });
-    },
-  });
+  const subs = useSubaccounts(session.account.kind === "agency");
+  const create = useCreateSubaccount();
   if (session.account.kind !== "agency") {
     return <EmptyState title="Only agency accounts have sub-accounts" />;
   }
@@ -79,43 +58,35 @@ export function AgencyPage({ session }: { session: Session }) {
           </Stack>
         </Alert>
       )}
-      {subs.isPending && <LoadingState label="Loading sub-accounts" />}
-      {subs.isError && <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />}
-      {subs.data && subs.data.data.length === 0 && (
-        <EmptyState title="No sub-accounts yet">Create one for each client you resell Parley to.</EmptyState>
-      )}
-      {subs.data && subs.data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped aria-label="Sub-accounts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Credits</Table.Th>
-                <Table.Th>Auto-recharge</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {subs.data.data.map((s) => (
-                <Table.Tr key={s.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/agency/${s.id}`}>
-                      {s.name}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{s.email}</Table.Td>
-                  <Table.Td>{credits(s.credits)}</Table.Td>
-                  <Table.Td>
-                    {s.autoRecharge
-                      ? `${credits(s.autoRecharge.rechargeAmount)} below ${credits(s.autoRecharge.threshold)}`
-                      : "Off"}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <PagedTable
+        query={subs}
+        rows={subs.data?.data}
+        loadingLabel="Loading sub-accounts"
+        empty={
+          <EmptyState title="No sub-accounts yet">
+            Create one for each client you resell Parley to.
+          </EmptyState>
+        }
+        label="Sub-accounts"
+        columns={["Name", "Email", "Credits", "Auto-recharge"]}
+        minWidth={560}
+        cells={(s) => (
+          <>
+            <Table.Td>
+              <Anchor component={Link} to={`/agency/${s.id}`}>
+                {s.name}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{s.email}</Table.Td>
+            <Table.Td>{credits(s.credits)}</Table.Td>
+            <Table.Td>
+              {s.autoRecharge
+                ? `${credits(s.autoRecharge.rechargeAmount)} below ${credits(s.autoRecharge.threshold)}`
+                : "Off"}
+            </Table.Td>
+          </>
+        )}
+      />
       <Modal
         opened={creating}
         onClose={() => setCreating(false)}
@@ -125,7 +96,16 @@ export function AgencyPage({ session }: { session: Session }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            create.mutate();
+            create.mutate(
+              { email: form.email.trim(), ...(form.name.trim() ? { name: form.name.trim() } : {}) },
+              {
+                onSuccess: (s) => {
+                  setCreating(false);
+                  setOwnerLink({ name: s.name, url: s.ownerInvite.url });
+                  setForm({ name: "", email: "" });
+                },
+              },
+            );
           }}
           noValidate
         >

@@ -1,61 +1,28 @@
 import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useParams } from "react-router";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
-import type { CreditTransaction, Page, Subaccount } from "../../lib/types.ts";
-import { credits, NumberField, SubaccountSummary } from "./AgencyPage.tsx";
+import { errorMessage } from "../../lib/api.ts";
+import { credits, fullTime } from "../../lib/format.ts";
+import {
+  useCreditTransactions,
+  useGrantCredits,
+  useSetAutoRecharge,
+  useSubaccounts,
+} from "../../lib/queries/agency.ts";
+import { NumberField, SubaccountSummary } from "./AgencyPage.tsx";
 
 export function SubaccountPage() {
   const { subaccountId = "" } = useParams();
-  const client = useQueryClient();
-  const subs = useQuery({
-    queryKey: ["subaccounts"],
-    queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
-  });
-  const history = useQuery({
-    queryKey: ["subaccount", subaccountId, "transactions"],
-    queryFn: () => api<Page<CreditTransaction>>("GET", `/subaccounts/${subaccountId}/transactions?limit=100`),
-  });
+  const subs = useSubaccounts();
+  const history = useCreditTransactions(subaccountId);
   const [granting, setGranting] = useState(false);
   const [amount, setAmount] = useState<number | string>("");
   const [description, setDescription] = useState("");
   const [threshold, setThreshold] = useState<number | string>("");
   const [recharge, setRecharge] = useState<number | string>("");
-  const refresh = () => {
-    void client.invalidateQueries({ queryKey: ["subaccounts"] });
-    void client.invalidateQueries({ queryKey: ["subaccount", subaccountId] });
-  };
-  const grant = useMutation({
-    mutationFn: () =>
-      api<{ new_balance: number }>("POST", `/subaccounts/${subaccountId}/credits`, {
-        amount: Number(amount),
-        description: description.trim() || null,
-      }),
-    onSuccess: (r) => {
-      notify(`Granted. New balance: ${credits(r.new_balance)} credits`);
-      setGranting(false);
-      setAmount("");
-      setDescription("");
-      refresh();
-    },
-  });
-  const auto = useMutation({
-    mutationFn: (on: boolean) =>
-      on
-        ? api("PUT", `/subaccounts/${subaccountId}/auto-recharge`, {
-            threshold: Number(threshold),
-            rechargeAmount: Number(recharge),
-          })
-        : api("DELETE", `/subaccounts/${subaccountId}/auto-recharge`),
-    onSuccess: () => {
-      notify("Auto-recharge updated");
-      refresh();
-    },
-  });
+  const grant = useGrantCredits(subaccountId);
+  const auto = useSetAutoRecharge(subaccountId);
 
   if (subs.isPending) return <LoadingState label="Loading the sub-account" />;
   if (subs.isError) return <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />;
@@ -76,7 +43,16 @@ export function SubaccountPage() {
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              grant.mutate();
+              grant.mutate(
+                { amount: Number(amount), description: description.trim() || null },
+                {
+                  onSuccess: () => {
+                    setGranting(false);
+                    setAmount("");
+                    setDescription("");
+                  },
+                },
+              );
             }}
             noValidate
           >
@@ -132,12 +108,12 @@ export function SubaccountPage() {
             variant="light"
             loading={auto.isPending}
             disabled={threshold === "" || recharge === ""}
-            onClick={() => auto.mutate(true)}
+            onClick={() => auto.mutate({ threshold: Number(threshold), rechargeAmount: Number(recharge) })}
           >
             Turn on
           </Button>
           {sub.autoRecharge && (
-            <Button variant="default" onClick={() => auto.mutate(false)}>
+            <Button variant="default" onClick={() => auto.mutate(null)}>
               Turn off
             </Button>
           )}

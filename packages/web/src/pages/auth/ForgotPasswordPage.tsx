@@ -1,8 +1,9 @@
-import { Alert, Anchor, Button, Stack, Text, TextInput } from "@mantine/core";
+import { Anchor, Button, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
-import { api, errorMessage } from "../../lib/api.ts";
+import { requestPasswordReset } from "../../lib/queries/auth.ts";
 import { AuthCard } from "./AuthCard.tsx";
+import { AuthForm } from "./AuthForm.tsx";
 
 /**
  * "Forgot password": the person gives their address and is told to check their e-mail. The server
@@ -12,28 +13,17 @@ export function ForgotPasswordPage() {
   const location = useLocation();
   const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");
   const [emailError, setEmailError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [sentTo, setSentTo] = useState<string | null>(null);
 
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
+  const validate = () => {
+    const valid = /^[^@\s]+@[^@\s]+$/.test(email.trim());
+    setEmailError(valid ? null : "Enter the e-mail address you sign in with");
+    return valid;
+  };
+  const send = async () => {
     const address = email.trim();
-    if (!/^[^@\s]+@[^@\s]+$/.test(address)) {
-      setEmailError("Enter the e-mail address you sign in with");
-      return;
-    }
-    setEmailError(null);
-    setError(null);
-    setBusy(true);
-    try {
-      await api("POST", "/password-resets", { email: address });
-      setSentTo(address);
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    await requestPasswordReset(address);
+    setSentTo(address);
   };
 
   if (sentTo) {
@@ -55,30 +45,26 @@ export function ForgotPasswordPage() {
       title="Reset your password"
       intro="Enter the address you sign in with and we will e-mail you a link to choose a new password."
     >
-      <form onSubmit={submit} noValidate>
-        <Stack gap="sm">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
-          <TextInput
-            label="E-mail"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
-            error={emailError}
-          />
-          <Button type="submit" loading={busy} fullWidth mt="xs">
-            Send reset link
-          </Button>
+      <AuthForm
+        submitLabel="Send reset link"
+        validate={validate}
+        send={send}
+        footer={
           <Anchor component={Link} to="/signin" size="sm" ta="center">
             Back to sign-in
           </Anchor>
-        </Stack>
-      </form>
+        }
+      >
+        <TextInput
+          label="E-mail"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.currentTarget.value)}
+          error={emailError}
+        />
+      </AuthForm>
     </AuthCard>
   );
 }

@@ -1,14 +1,13 @@
-import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
+import { Button, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
+import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";
 import { useSetSession } from "../../lib/session.ts";
-import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
+import { AuthForm } from "./AuthForm.tsx";
 
 /**
  * Accepting an invite: the teammate picks a name and a password and is signed in. An address that
@@ -17,19 +16,10 @@ import { AuthCard } from "./AuthCard.tsx";
  */
 export function InvitePage() {
   const { token = "" } = useParams();
-  const invite = useQuery({
-    queryKey: ["invite", token],
-    queryFn: () =>
-      api<{ email: string; accountName: string; role: string }>(
-        "GET",
-        `/invites/${encodeURIComponent(token)}`,
-      ),
-  });
+  const invite = useInvite(token);
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const setSession = useSetSession();
   const navigate = useNavigate();
 
@@ -48,30 +38,17 @@ export function InvitePage() {
     );
   }
 
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (password.length < 8) {
-      setPasswordError("Use at least 8 characters");
-      return;
-    }
-    setPasswordError(null);
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await api<Session & { notice?: string }>(
-        "POST",
-        `/invites/${encodeURIComponent(token)}/accept`,
-        { ...(name.trim() ? { name: name.trim() } : {}), password },
-      );
-      const { notice, ...signedIn } = session;
-      if (notice) notify(notice, "error");
-      setSession(signedIn);
-      navigate("/inbox", { replace: true });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+  const validate = () => {
+    const valid = password.length >= 8;
+    setPasswordError(valid ? null : "Use at least 8 characters");
+    return valid;
+  };
+  const send = async () => {
+    const session = await acceptInvite(token, { ...(name.trim() ? { name: name.trim() } : {}), password });
+    const { notice, ...signedIn } = session;
+    if (notice) notify(notice, "error");
+    setSession(signedIn);
+    navigate("/inbox", { replace: true });
   };
 
   return (
@@ -81,34 +58,24 @@ export function InvitePage() {
         invite.data.role === "owner" ? "the owner" : invite.data.role === "admin" ? "an admin" : "an agent"
       }.`}
     >
-      <form onSubmit={submit} noValidate>
-        <Stack gap="sm">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
-          <TextInput label="Email" value={invite.data.email} readOnly />
-          <TextInput
-            label="Your name"
-            autoComplete="name"
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-          />
-          <PasswordField
-            label="Password"
-            description="At least 8 characters. Already use Parley with this address? Enter that password."
-            autoComplete="new-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-            error={passwordError}
-          />
-          <Button type="submit" loading={busy} fullWidth mt="xs">
-            Join
-          </Button>
-        </Stack>
-      </form>
+      <AuthForm submitLabel="Join" validate={validate} send={send}>
+        <TextInput label="Email" value={invite.data.email} readOnly />
+        <TextInput
+          label="Your name"
+          autoComplete="name"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
+        <PasswordField
+          label="Password"
+          description="At least 8 characters. Already use Parley with this address? Enter that password."
+          autoComplete="new-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+          error={passwordError}
+        />
+      </AuthForm>
     </AuthCard>
   );
 }

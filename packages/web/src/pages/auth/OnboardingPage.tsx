@@ -1,14 +1,14 @@
 import { Alert, Button, Stack, TextInput } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
-import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { ApiError } from "../../lib/api.ts";
+import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
-import type { Session } from "../../lib/types.ts";
 import { AuthCard } from "./AuthCard.tsx";
+import { AuthForm } from "./AuthForm.tsx";
 
 type FieldErrors = Partial<Record<"businessName" | "email" | "password", string>>;
 
@@ -24,18 +24,9 @@ function check(values: { businessName: string; email: string; password: string }
 export function OnboardingPage() {
   const [params] = useSearchParams();
   const setupToken = params.get("setupToken") ?? undefined;
-  const status = useQuery({
-    queryKey: ["onboarding", setupToken ?? null],
-    queryFn: () =>
-      api<{ needed: boolean; allowed: boolean }>(
-        "GET",
-        `/onboarding${setupToken ? `?setupToken=${encodeURIComponent(setupToken)}` : ""}`,
-      ),
-  });
+  const status = useOnboardingStatus(setupToken ?? null);
   const [values, setValues] = useState({ businessName: "", email: "", password: "" });
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   // The account's first API key, from the onboarding answer: shown here once, to copy.
   const [apiKey, setApiKey] = useState<string | null>(null);
   const setSession = useSetSession();
@@ -48,15 +39,14 @@ export function OnboardingPage() {
   if (status.isPending) return <LoadingState />;
   if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
 
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
+  const validate = () => {
     const errors = check(values);
     setFieldErrors(errors);
-    if (Object.keys(errors).length > 0) return;
-    setBusy(true);
-    setError(null);
+    return Object.keys(errors).length === 0;
+  };
+  const send = async () => {
     try {
-      const session = await api<Session & { apiKey: string }>("POST", "/onboarding", {
+      const session = await onboard({
         businessName: values.businessName.trim(),
         email: values.email.trim(),
         password: values.password,
@@ -70,9 +60,7 @@ export function OnboardingPage() {
         navigate("/signin", { replace: true });
         return;
       }
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
+      throw err;
     }
   };
 
@@ -92,44 +80,34 @@ export function OnboardingPage() {
           that Parley printed when it started (look for setupUrl in its output).
         </Alert>
       )}
-      <form onSubmit={submit} noValidate>
-        <Stack gap="sm">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
-          <TextInput
-            label="Business name"
-            autoComplete="organization"
-            required
-            value={values.businessName}
-            onChange={set("businessName")}
-            error={fieldErrors.businessName}
-          />
-          <TextInput
-            label="Email"
-            type="email"
-            autoComplete="username"
-            required
-            value={values.email}
-            onChange={set("email")}
-            error={fieldErrors.email}
-          />
-          <PasswordField
-            label="Password"
-            description="At least 8 characters"
-            autoComplete="new-password"
-            required
-            value={values.password}
-            onChange={set("password")}
-            error={fieldErrors.password}
-          />
-          <Button type="submit" loading={busy} fullWidth mt="xs">
-            Create account
-          </Button>
-        </Stack>
-      </form>
+      <AuthForm submitLabel="Create account" validate={validate} send={send}>
+        <TextInput
+          label="Business name"
+          autoComplete="organization"
+          required
+          value={values.businessName}
+          onChange={set("businessName")}
+          error={fieldErrors.businessName}
+        />
+        <TextInput
+          label="Email"
+          type="email"
+          autoComplete="username"
+          required
+          value={values.email}
+          onChange={set("email")}
+          error={fieldErrors.email}
+        />
+        <PasswordField
+          label="Password"
+          description="At least 8 characters"
+          autoComplete="new-password"
+          required
+          value={values.password}
+          onChange={set("password")}
+          error={fieldErrors.password}
+        />
+      </AuthForm>
     </AuthCard>
   );
 }

@@ -1,12 +1,13 @@
-import { Alert, Button, Stack, Text, TextInput } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
+import { Alert, Button, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
-import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { ApiError, errorMessage } from "../../lib/api.ts";
+import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";
 import { useSetSession } from "../../lib/session.ts";
 import { AuthCard } from "./AuthCard.tsx";
+import { AuthForm } from "./AuthForm.tsx";
 
 function LinkGone() {
   return (
@@ -27,17 +28,11 @@ function LinkGone() {
 /** The link from the reset e-mail: a new password, twice; then the person signs in with it. */
 export function ResetPasswordPage() {
   const { token = "" } = useParams();
-  const link = useQuery({
-    queryKey: ["password-reset", token],
-    queryFn: () => api<{ email: string }>("GET", `/password-resets/${encodeURIComponent(token)}`),
-    retry: false,
-  });
+  const link = usePasswordReset(token);
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
   const [passwordError, setPasswordError] = useState<string | null>(null);
   const [confirmError, setConfirmError] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [gone, setGone] = useState(false);
   const [done, setDone] = useState(false);
   const setSession = useSetSession();
@@ -71,66 +66,53 @@ export function ResetPasswordPage() {
     );
   }
 
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
+  const validate = () => {
     const tooShort = password.length < 8;
     const differs = confirm !== password;
     setPasswordError(tooShort ? "Use at least 8 characters" : null);
     setConfirmError(!tooShort && differs ? "The two passwords are not the same" : null);
-    if (tooShort || differs) return;
-    setError(null);
-    setBusy(true);
+    return !tooShort && !differs;
+  };
+  const send = async () => {
     try {
-      await api("POST", `/password-resets/${encodeURIComponent(token)}`, { password });
+      await resetPassword(token, password);
       // Every session of the person ended, this browser's too if it had one.
       setSession(null);
       setDone(true);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) setGone(true);
-      else setError(errorMessage(err));
-    } finally {
-      setBusy(false);
+      else throw err;
     }
   };
 
   return (
     <AuthCard title="Choose a new password">
-      <form onSubmit={submit} noValidate>
-        <Stack gap="sm">
-          {error && (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          )}
-          <TextInput label="E-mail" value={link.data.email} readOnly autoComplete="username" />
-          <PasswordField
-            label="New password"
-            description="At least 8 characters"
-            autoComplete="new-password"
-            required
-            value={password}
-            onChange={(e) => {
-              setPassword(e.currentTarget.value);
-              setPasswordError(null);
-            }}
-            error={passwordError}
-          />
-          <PasswordField
-            label="Confirm new password"
-            autoComplete="new-password"
-            required
-            value={confirm}
-            onChange={(e) => {
-              setConfirm(e.currentTarget.value);
-              setConfirmError(null);
-            }}
-            error={confirmError}
-          />
-          <Button type="submit" loading={busy} fullWidth mt="xs">
-            Set new password
-          </Button>
-        </Stack>
-      </form>
+      <AuthForm submitLabel="Set new password" validate={validate} send={send}>
+        <TextInput label="E-mail" value={link.data.email} readOnly autoComplete="username" />
+        <PasswordField
+          label="New password"
+          description="At least 8 characters"
+          autoComplete="new-password"
+          required
+          value={password}
+          onChange={(e) => {
+            setPassword(e.currentTarget.value);
+            setPasswordError(null);
+          }}
+          error={passwordError}
+        />
+        <PasswordField
+          label="Confirm new password"
+          autoComplete="new-password"
+          required
+          value={confirm}
+          onChange={(e) => {
+            setConfirm(e.currentTarget.value);
+            setConfirmError(null);
+          }}
+          error={confirmError}
+        />
+      </AuthForm>
     </AuthCard>
   );
 }

@@ -12,14 +12,13 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { useParams } from "react-router";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { notify } from "../../lib/notify.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { useCampaign, usePreviewReply, useUpdateCampaign } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
-import type { BotFunction, Campaign, KnowledgeEntry, PreviewResult, Session } from "../../lib/types.ts";
+import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/types.ts";
 import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
@@ -45,10 +44,7 @@ function draftOf(c: Campaign): Draft {
 
 export function CampaignPage({ session }: { session: Session }) {
   const { campaignId = "" } = useParams();
-  const campaign = useQuery({
-    queryKey: ["campaign", campaignId],
-    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
-  });
+  const campaign = useCampaign(campaignId);
   if (campaign.isPending) return <LoadingState label="Loading the campaign" />;
   if (campaign.isError) return <ErrorState error={campaign.error} onRetry={() => void campaign.refetch()} />;
   return (
@@ -73,9 +69,7 @@ export function CampaignPage({ session }: { session: Session }) {
 /** Type a customer message and see what the bot would answer: nothing is sent, stored or charged. */
 function TryIt({ campaignId }: { campaignId: string }) {
   const [message, setMessage] = useState("");
-  const preview = useMutation({
-    mutationFn: () => api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message }),
-  });
+  const preview = usePreviewReply(campaignId);
   const r = preview.data;
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="try-it-heading">
@@ -88,7 +82,7 @@ function TryIt({ campaignId }: { campaignId: string }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (message.trim()) preview.mutate();
+          if (message.trim()) preview.mutate(message);
         }}
       >
         <Group align="flex-end" gap="xs">
@@ -158,7 +152,6 @@ function TryIt({ campaignId }: { campaignId: string }) {
 }
 
 function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: boolean }) {
-  const client = useQueryClient();
   // The draft keeps everything typed, also when the server refuses it.
   const [draft, setDraft] = useState<Draft>(() => draftOf(campaign));
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
@@ -188,25 +181,18 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
     );
     setKeys((k) => k.filter((_, j) => j !== i));
   };
-  const save = useMutation({
-    mutationFn: (fns: BotFunction[]) =>
-      api<Campaign>("PATCH", `/campaigns/${campaign.id}`, {
-        ...draft,
-        model: draft.model?.trim() ? draft.model.trim() : null,
-        knowledge: draft.knowledge.filter(
-          (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
-        ),
-        functions: fns,
-        followUps: followUpsOf(followUps),
-        outsideHours: hours.outsideHours,
-        awayMessage: hours.awayMessage.trim() || null,
-        followUpsInHours: hours.followUpsInHours,
-      }),
-    onSuccess: (saved) => {
-      notify("Campaign saved");
-      client.setQueryData(["campaign", campaign.id], saved);
-      void client.invalidateQueries({ queryKey: ["campaigns"] });
-    },
+  const save = useUpdateCampaign(campaign.id);
+  const bodyOf = (fns: BotFunction[]) => ({
+    ...draft,
+    model: draft.model?.trim() ? draft.model.trim() : null,
+    knowledge: draft.knowledge.filter(
+      (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
+    ),
+    functions: fns,
+    followUps: followUpsOf(followUps),
+    outsideHours: hours.outsideHours,
+    awayMessage: hours.awayMessage.trim() || null,
+    followUpsInHours: hours.followUpsInHours,
   });
   const setEntry = (i: number, entry: KnowledgeEntry) =>
     set(
@@ -225,7 +211,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
           save.reset();
           return;
         }
-        save.mutate(fns);
+        save.mutate(bodyOf(fns));
       }}
       noValidate
     >

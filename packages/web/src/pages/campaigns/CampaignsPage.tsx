@@ -1,32 +1,21 @@
 import { Anchor, Badge, Button, Group, Modal, Stack, Table, TextInput, Title } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { EmptyState } from "../../components/States.tsx";
+import { errorMessage } from "../../lib/api.ts";
+import { useCampaigns, useCreateCampaign } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Campaign, CampaignSummary, Page, Session } from "../../lib/types.ts";
+import type { Session } from "../../lib/types.ts";
 
 export const STATUS_COLOR = { live: "green", draft: "gray", paused: "yellow" } as const;
 
 export function CampaignsPage({ session }: { session: Session }) {
-  const client = useQueryClient();
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState("");
-  const campaigns = useQuery({
-    queryKey: ["campaigns"],
-    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
-  });
-  const create = useMutation({
-    mutationFn: () => api<Campaign>("POST", "/campaigns", { name: name.trim() }),
-    onSuccess: (c) => {
-      void client.invalidateQueries({ queryKey: ["campaigns"] });
-      setCreating(false);
-      setName("");
-      navigate(`/campaigns/${c.id}`);
-    },
-  });
+  const campaigns = useCampaigns();
+  const create = useCreateCampaign();
 
   return (
     <Stack gap="md">
@@ -36,52 +25,43 @@ export function CampaignsPage({ session }: { session: Session }) {
         </Title>
         {canManage(session) && <Button onClick={() => setCreating(true)}>New campaign</Button>}
       </Group>
-      {campaigns.isPending && <LoadingState label="Loading campaigns" />}
-      {campaigns.isError && <ErrorState error={campaigns.error} onRetry={() => void campaigns.refetch()} />}
-      {campaigns.data && campaigns.data.data.length === 0 && (
-        <EmptyState title="No campaigns">A campaign holds what the bot knows and how it answers.</EmptyState>
-      )}
-      {campaigns.data && campaigns.data.data.length > 0 && (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped aria-label="Campaigns">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Knowledge entries</Table.Th>
-                <Table.Th>Keywords</Table.Th>
-                <Table.Th>Engine</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {campaigns.data.data.map((c) => (
-                <Table.Tr key={c.id}>
-                  <Table.Td>
-                    <Group gap={6}>
-                      <Anchor component={Link} to={`/campaigns/${c.id}`}>
-                        {c.name}
-                      </Anchor>
-                      {c.isDefault && (
-                        <Badge size="sm" variant="outline">
-                          Default
-                        </Badge>
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge size="sm" variant="light" color={STATUS_COLOR[c.status]}>
-                      {c.status}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{c.knowledgeCount}</Table.Td>
-                  <Table.Td>{c.keywords.join(", ") || "—"}</Table.Td>
-                  <Table.Td>{c.engine}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <PagedTable
+        query={campaigns}
+        rows={campaigns.data?.data}
+        loadingLabel="Loading campaigns"
+        empty={
+          <EmptyState title="No campaigns">
+            A campaign holds what the bot knows and how it answers.
+          </EmptyState>
+        }
+        label="Campaigns"
+        columns={["Name", "Status", "Knowledge entries", "Keywords", "Engine"]}
+        minWidth={560}
+        cells={(c) => (
+          <>
+            <Table.Td>
+              <Group gap={6}>
+                <Anchor component={Link} to={`/campaigns/${c.id}`}>
+                  {c.name}
+                </Anchor>
+                {c.isDefault && (
+                  <Badge size="sm" variant="outline">
+                    Default
+                  </Badge>
+                )}
+              </Group>
+            </Table.Td>
+            <Table.Td>
+              <Badge size="sm" variant="light" color={STATUS_COLOR[c.status]}>
+                {c.status}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{c.knowledgeCount}</Table.Td>
+            <Table.Td>{c.keywords.join(", ") || "—"}</Table.Td>
+            <Table.Td>{c.engine}</Table.Td>
+          </>
+        )}
+      />
       <Modal
         opened={creating}
         onClose={() => setCreating(false)}
@@ -91,7 +71,14 @@ export function CampaignsPage({ session }: { session: Session }) {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (name.trim()) create.mutate();
+            if (name.trim())
+              create.mutate(name.trim(), {
+                onSuccess: (c) => {
+                  setCreating(false);
+                  setName("");
+                  navigate(`/campaigns/${c.id}`);
+                },
+              });
           }}
           noValidate
         >

@@ -17,10 +17,9 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
-import { api } from "../../lib/api.ts";
-import type { Campaign, FollowUpStep, OutgoingStats } from "../../lib/types.ts";
+import { useCampaignStats } from "../../lib/queries/campaigns.ts";
+import type { Campaign, FollowUpStep } from "../../lib/types.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;
@@ -120,10 +119,7 @@ export function FollowUpsSection({
   onChange: (drafts: FollowUpDraft[]) => void;
 }) {
   const nextKey = useRef(drafts.length);
-  const stats = useQuery({
-    queryKey: ["campaign", campaign.id, "stats"],
-    queryFn: () => api<OutgoingStats>("GET", `/campaigns/${campaign.id}/stats`),
-  });
+  const stats = useCampaignStats(campaign.id);
   const figures = stats.data?.followUps;
   const set = (i: number, patch: Partial<FollowUpDraft>) =>
     onChange(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));

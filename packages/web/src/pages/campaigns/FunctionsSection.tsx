@@ -17,10 +17,10 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useMutation } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { Link } from "react-router";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { useTestFunction } from "../../lib/queries/campaigns.ts";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/types.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
@@ -282,14 +282,7 @@ function TestDialog({
       return `Not valid JSON: ${err instanceof Error ? err.message : "cannot be read"}`;
     }
   })();
-  const test = useMutation({
-    mutationFn: () =>
-      api<FunctionTestResult>(
-        "POST",
-        `/campaigns/${campaignId}/functions/${encodeURIComponent(fn.name)}/test`,
-        { arguments: args.trim() ? (JSON.parse(args) as unknown) : {} },
-      ),
-  });
+  const test = useTestFunction(campaignId, fn.name);
   const r = test.data;
   return (
     <Modal
@@ -315,7 +308,7 @@ function TestDialog({
           spellCheck={false}
         />
         <Group justify="flex-end">
-          <Button onClick={() => test.mutate()} loading={test.isPending} disabled={argsError !== null}>
+          <Button onClick={() => test.mutate(args)} loading={test.isPending} disabled={argsError !== null}>
             Send test
           </Button>
         </Group>

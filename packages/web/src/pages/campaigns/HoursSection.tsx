@@ -2,10 +2,8 @@
 // an away message once per closed period, and whether its follow-ups wait for the opening. Edited as
 // part of the campaign (saved with its Save button).
 import { Anchor, Group, Paper, Radio, Stack, Switch, Text, Textarea, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
-import { api } from "../../lib/api.ts";
-import type { BusinessHoursState } from "../../lib/types.ts";
+import { useBusinessHours } from "../../lib/queries/settings.ts";
 
 export const AWAY_MESSAGE_MAX = 1_000;
 
@@ -27,11 +25,7 @@ export function HoursSection({
   canReadHours: boolean;
   awayError?: string | null;
 }) {
-  const hours = useQuery({
-    queryKey: ["settings", "business-hours"],
-    queryFn: () => api<BusinessHoursState>("GET", "/settings/business-hours"),
-    enabled: canReadHours,
-  });
+  const hours = useBusinessHours(canReadHours);
   const set = (patch: Partial<HoursDraft>) => onChange({ ...draft, ...patch });
   const notSet = hours.data && hours.data.businessHours === null;
   return (

@@ -18,22 +18,19 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
-import { notify } from "../../lib/notify.ts";
-import type {
-  Campaign,
-  Channel,
-  ListJson,
-  OutgoingStats,
-  Page,
-  SkippedMember,
-  SkipReason,
-} from "../../lib/types.ts";
-import { useChannels } from "../channels/ChannelsPage.tsx";
+import {
+  useCampaignStats,
+  useOutgoingAction,
+  useSkippedMembers,
+  useUpdateOutgoing,
+} from "../../lib/queries/campaigns.ts";
+import { useChannels } from "../../lib/queries/channels.ts";
+import { useListChoices } from "../../lib/queries/lists.ts";
+import type { Campaign, Channel, SkippedMember, SkipReason } from "../../lib/types.ts";
 
 const STATE_LABEL = { running: "Sending", paused: "Paused", done: "Done" } as const;
 /** Why a member was skipped, after its name in the list of skipped members. */
@@ -105,7 +102,6 @@ const nameOf = (m: SkippedMember) =>
 
 /** The campaign's outgoing side: a first message to every member of a list, with live progress. */
 export function OutgoingSection({ campaign, editable }: { campaign: Campaign; editable: boolean }) {
-  const client = useQueryClient();
   const o = campaign.outgoing;
   const [message, setMessage] = useState(o?.message ?? "Hi {{firstName|there}}! ");
   const [listId, setListId] = useState<string | null>(o?.listId ?? null);
@@ -118,10 +114,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   const [confirming, setConfirming] = useState(false);
   const [rate, setRate] = useState<number | string>(o?.ratePerMinute ?? 60);
   const [onlyInHours, setOnlyInHours] = useState(o?.onlyInHours ?? false);
-  const lists = useQuery({
-    queryKey: ["lists", "all"],
-    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
-  });
+  const lists = useListChoices();
   const channels = useChannels();
   const providers = (channels.data?.data ?? []).filter((ch) => isProvider(ch.type));
   const viaChannel = via === CUSTOM ? null : (providers.find((ch) => ch.id === via) ?? null);
@@ -137,55 +130,13 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
       ? [{ value: via, label: channels.isPending ? "Loading channels…" : "A deleted channel" }]
       : []),
   ];
-  const stats = useQuery({
-    queryKey: ["campaign", campaign.id, "stats"],
-    queryFn: () => api<OutgoingStats>("GET", `/campaigns/${campaign.id}/stats`),
-    enabled: o !== null,
-    refetchInterval: (q) => (q.state.data?.state === "running" ? 2000 : false),
-  });
+  const stats = useCampaignStats(campaign.id, { enabled: o !== null, poll: true });
   const s = stats.data;
-  const skipped = useQuery({
-    queryKey: ["campaign", campaign.id, "skipped"],
-    queryFn: () => api<Page<SkippedMember>>("GET", `/campaigns/${campaign.id}/skipped?limit=50`),
-    enabled: (s?.skipped ?? 0) > 0,
-  });
-  const refresh = () => {
-    void client.invalidateQueries({ queryKey: ["campaign", campaign.id] });
-  };
-  const save = useMutation({
-    mutationFn: () =>
-      api("PATCH", `/campaigns/${campaign.id}`, {
-        outgoing: {
-          message,
-          listId,
-          // Kept while a provider channel is chosen (the server ignores it then), for switching back.
-          channel: channel.trim() || null,
-          channelId: via === CUSTOM ? null : via,
-          template: whatsapp
-            ? {
-                name: templateName.trim(),
-                language: templateLanguage.trim(),
-                parameters: parametersOf(templateParameters),
-              }
-            : null,
-          ratePerMinute: Number(rate) || 60,
-          onlyInHours,
-        },
-      }),
-    onSuccess: () => {
-      notify("Outgoing message saved");
-      refresh();
-    },
-  });
-  const act = useMutation({
-    mutationFn: (action: "start" | "pause") =>
-      api<OutgoingStats>("POST", `/campaigns/${campaign.id}/${action}`),
-    onSuccess: () => {
-      setConfirming(false);
-      refresh();
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
+  const skipped = useSkippedMembers(campaign.id, (s?.skipped ?? 0) > 0);
+  const save = useUpdateOutgoing(campaign.id);
+  const act = useOutgoingAction(campaign.id);
+  const startOrPause = (action: "start" | "pause") =>
+    act.mutate(action, { onSuccess: () => setConfirming(false) });
   const submit = () => {
     if (whatsapp) {
       const errors = checkTemplate(templateName, templateLanguage, parametersOf(templateParameters));
@@ -195,7 +146,22 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
         return;
       }
     }
-    save.mutate();
+    save.mutate({
+      message,
+      listId,
+      // Kept while a provider channel is chosen (the server ignores it then), for switching back.
+      channel: channel.trim() || null,
+      channelId: via === CUSTOM ? null : via,
+      template: whatsapp
+        ? {
+            name: templateName.trim(),
+            language: templateLanguage.trim(),
+            parameters: parametersOf(templateParameters),
+          }
+        : null,
+      ratePerMinute: Number(rate) || 60,
+      onlyInHours,
+    });
   };
   // Done with nobody left: nothing to start (members added to the list later make it startable again).
   const finished = s?.state === "done" && s.queued === 0;
@@ -348,7 +314,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
                   color="yellow"
                   variant="outline"
                   loading={act.isPending}
-                  onClick={() => act.mutate("pause")}
+                  onClick={() => startOrPause("pause")}
                 >
                   Pause sending
                 </Button>
@@ -383,7 +349,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
           <Button variant="default" onClick={() => setConfirming(false)}>
             Cancel
           </Button>
-          <Button color={GO_GREEN} loading={act.isPending} onClick={() => act.mutate("start")}>
+          <Button color={GO_GREEN} loading={act.isPending} onClick={() => startOrPause("start")}>
             Send
           </Button>
         </Group>

@@ -21,17 +21,14 @@ import {
   TextInput,
   UnstyledButton,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
-import { api } from "../../lib/api.ts";
-import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, CHANNELS_KEY, isProvider } from "../../lib/channels.ts";
-import { notify } from "../../lib/notify.ts";
-import type { CampaignSummary, Channel, ChannelType, Page, WebChannelConfig } from "../../lib/types.ts";
+import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
+import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
+import { useSaveChannel } from "../../lib/queries/channels.ts";
+import type { Channel, ChannelType, WebChannelConfig } from "../../lib/types.ts";
 import { FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
-
-export { CHANNELS_KEY };
 
 const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
 
@@ -249,26 +246,12 @@ function WebChannelForm({
   onBack?: () => void;
   onSaved: (channel: Channel) => void;
 }) {
-  const client = useQueryClient();
   const [form, setForm] = useState<WebForm>(() => formOf(channel));
   const [touched, setTouched] = useState(false);
   const set = <K extends keyof WebForm>(key: K, value: WebForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
-  const campaigns = useQuery({
-    queryKey: ["campaigns", "all"],
-    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
-  });
-  const save = useMutation({
-    mutationFn: () =>
-      channel
-        ? api<Channel>("PATCH", `/channels/${channel.id}`, bodyOf(form))
-        : api<Channel>("POST", "/channels", { type: "web", ...bodyOf(form) }),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
-      if (channel) notify(`${saved.name} saved`);
-      onSaved(saved);
-    },
-  });
+  const campaigns = useCampaignChoices();
+  const save = useSaveChannel(channel?.id ?? null);
   const nameProblem = form.name.trim() ? null : "Give the channel a name, like Website";
   const originProblem = originsProblem(form.origins);
   const colorProblem = /^#[0-9a-f]{6}$/i.test(form.color.trim()) ? null : "A colour like #2563eb";
@@ -284,7 +267,10 @@ function WebChannelForm({
       onSubmit={(e) => {
         e.preventDefault();
         setTouched(true);
-        if (ready && !save.isPending) save.mutate();
+        if (ready && !save.isPending)
+          save.mutate(channel ? bodyOf(form) : { type: "web", ...bodyOf(form) }, {
+            onSuccess: (saved) => onSaved(saved),
+          });
       }}
     >
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">

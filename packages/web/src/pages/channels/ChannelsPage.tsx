@@ -13,17 +13,17 @@ import {
   Title,
   VisuallyHidden,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { CHANNEL_TYPE_LABELS, CHANNELS_KEY, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { CHANNEL_TYPE_LABELS, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
 import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
+import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
+import { useChannels, useDeleteChannel, useToggleChannel } from "../../lib/queries/channels.ts";
 import { canManage } from "../../lib/session.ts";
-import type { CampaignSummary, Channel, Page, Session, WebChannelConfig } from "../../lib/types.ts";
+import type { Channel, Session, WebChannelConfig } from "../../lib/types.ts";
 import { SettingsNav } from "../settings/SettingsNav.tsx";
 import { AddChannelDialog, EditChannelDialog } from "./ChannelDialog.tsx";
 
@@ -33,14 +33,6 @@ const STATUS: Record<Channel["status"], { label: string; color: string }> = {
   error: { label: "Error", color: "red" },
 };
 
-/** Every channel of the account (one page of up to 200: far more than an account has). */
-export function useChannels() {
-  return useQuery({
-    queryKey: CHANNELS_KEY,
-    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
-  });
-}
-
 export function ChannelsPage({ session }: { session: Session }) {
   const manager = canManage(session);
   const channels = useChannels();
@@ -49,10 +41,7 @@ export function ChannelsPage({ session }: { session: Session }) {
   const [deleting, setDeleting] = useState<Channel | null>(null);
   const list = channels.data?.data ?? [];
   const broken = list.filter((ch) => ch.status === "error");
-  const campaigns = useQuery({
-    queryKey: ["campaigns", "all"],
-    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
-  });
+  const campaigns = useCampaignChoices();
   const campaignName = (id: string) => campaigns.data?.data.find((c) => c.id === id)?.name ?? id;
 
   return (
@@ -147,28 +136,8 @@ function ChannelRow({
   onEdit: () => void;
   onDelete: () => void;
 }) {
-  const client = useQueryClient();
   const status = STATUS[ch.status];
-  const toggle = useMutation({
-    // A paused channel, or one in error, resumes (which clears its last error); an active one pauses.
-    mutationFn: () =>
-      api<Channel>("PATCH", `/channels/${ch.id}`, { status: ch.status === "active" ? "paused" : "active" }),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
-      void client.invalidateQueries({ queryKey: ["dashboard"] });
-      notify(
-        saved.status === "paused"
-          ? saved.type === "web"
-            ? `${saved.name} paused: the chat no longer shows on your website`
-            : `${saved.name} paused: its replies fail until you resume it`
-          : saved.status === "error"
-            ? `${saved.name} is still in error: ${saved.lastError ?? "see the list"}`
-            : `${saved.name} resumed`,
-        saved.status === "error" ? "error" : "success",
-      );
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
+  const toggle = useToggleChannel(ch);
   const web = ch.type === "web" ? (ch.config as Partial<WebChannelConfig>) : null;
   // A provider's settings as saved: the secrets come masked ("••••" and the last 4 characters).
   const settings = isProvider(ch.type)
@@ -271,15 +240,7 @@ function ChannelRow({
 }
 
 function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
-  const client = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => api("DELETE", `/channels/${channel.id}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
-      notify(`${channel.name} deleted`);
-      onClose();
-    },
-  });
+  const remove = useDeleteChannel(channel);
   return (
     <Modal
       opened
@@ -303,7 +264,11 @@ function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: 
           <Button variant="default" onClick={onClose} data-autofocus>
             Cancel
           </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
+          <Button
+            color="red"
+            loading={remove.isPending}
+            onClick={() => remove.mutate(undefined, { onSuccess: onClose })}
+          >
             Delete channel
           </Button>
         </Group>

@@ -14,21 +14,20 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
-import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { ApiError, errorMessage } from "../../lib/api.ts";
 import {
   CHANNEL_TYPE_LABELS,
-  CHANNELS_KEY,
   isMeta,
   PROVIDER_FIELDS,
   type ProviderField,
   type ProviderType,
   randomToken,
 } from "../../lib/channels.ts";
-import { notify } from "../../lib/notify.ts";
-import type { CampaignSummary, Channel, Page } from "../../lib/types.ts";
+import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
+import { useSaveChannel } from "../../lib/queries/channels.ts";
+import type { Channel } from "../../lib/types.ts";
 
 type Sender = "from" | "service";
 
@@ -109,7 +108,6 @@ export function ProviderChannelForm({
   /** The saved channel, and the verify token typed or generated (the server only answers it masked). */
   onSaved: (channel: Channel, verifyToken: string | null) => void;
 }) {
-  const client = useQueryClient();
   const [form, setForm] = useState<ProviderForm>(() => formOf(type, channel));
   const [touched, setTouched] = useState(false);
   // Fields changed since the last answer: the server's complaint about one of them no longer shows under it.
@@ -119,29 +117,19 @@ export function ProviderChannelForm({
     setForm((f) => ({ ...f, values: { ...f.values, [key]: value } }));
     setChangedSince((keys) => (keys.includes(key) ? keys : [...keys, key]));
   };
-  const campaigns = useQuery({
-    queryKey: ["campaigns", "all"],
-    queryFn: () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200"),
-  });
-  const save = useMutation({
-    mutationFn: () => {
-      const body = {
-        name: form.name.trim(),
-        campaignId: form.campaignId,
-        config: configOf(type, form, channel),
-      };
-      return channel
-        ? api<Channel>("PATCH", `/channels/${channel.id}`, body)
-        : api<Channel>("POST", "/channels", { type, ...body });
-    },
-    onMutate: () => setChangedSince([]),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: CHANNELS_KEY });
-      void client.invalidateQueries({ queryKey: ["dashboard"] });
-      if (channel) notify(`${saved.name} saved`);
-      onSaved(saved, form.values.verifyToken?.trim() || null);
-    },
-  });
+  const campaigns = useCampaignChoices();
+  const save = useSaveChannel(channel?.id ?? null, { refreshDashboard: true });
+  const submit = () => {
+    const body = {
+      name: form.name.trim(),
+      campaignId: form.campaignId,
+      config: configOf(type, form, channel),
+    };
+    setChangedSince([]);
+    save.mutate(channel ? body : { type, ...body }, {
+      onSuccess: (saved) => onSaved(saved, form.values.verifyToken?.trim() || null),
+    });
+  };
   const nameProblem = form.name.trim() ? null : `Give the channel a name, like ${CHANNEL_TYPE_LABELS[type]}`;
   const problems = problemsOf(type, form, editing);
   const ready = !nameProblem && Object.keys(problems).length === 0;
@@ -219,7 +207,7 @@ export function ProviderChannelForm({
       onSubmit={(e) => {
         e.preventDefault();
         setTouched(true);
-        if (ready && !save.isPending) save.mutate();
+        if (ready && !save.isPending) submit();
       }}
     >
       <Stack gap="sm">

@@ -11,70 +11,34 @@ import {
   Text,
   Title,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
+import {
+  useContact,
+  useDeleteContact,
+  useSetContactBot,
+  useUpdateContact,
+} from "../../lib/queries/contacts.ts";
+import { useListChoices, useListMembership } from "../../lib/queries/lists.ts";
 import { canManage } from "../../lib/session.ts";
-import { type ContactJson, contactName, type ListJson, type Page, type Session } from "../../lib/types.ts";
+import { contactName, type Session } from "../../lib/types.ts";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
-
-interface Detail {
-  contact: ContactJson;
-  lists: Array<{ id: string; name: string }>;
-  conversationId: string | null;
-}
 
 export function ContactPage({ session }: { session: Session }) {
   const { contactId = "" } = useParams();
-  const client = useQueryClient();
   const navigate = useNavigate();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [listToAdd, setListToAdd] = useState<string | null>(null);
-  const detail = useQuery({
-    queryKey: ["contact", contactId],
-    queryFn: () => api<Detail>("GET", `/contacts/${contactId}`),
-  });
-  const lists = useQuery({
-    queryKey: ["lists", "all"],
-    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
-  });
-  const refresh = () => {
-    void client.invalidateQueries({ queryKey: ["contact", contactId] });
-    void client.invalidateQueries({ queryKey: ["contacts"] });
-    void client.invalidateQueries({ queryKey: ["lists"] });
-  };
-  const toggleBot = useMutation({
-    mutationFn: (botActive: boolean) => api("PATCH", `/contacts/${contactId}`, { botActive }),
-    onSuccess: refresh,
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const addToList = useMutation({
-    mutationFn: (listId: string) => api("POST", `/lists/${listId}/contacts`, { contactId }),
-    onSuccess: () => {
-      setListToAdd(null);
-      refresh();
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const removeFromList = useMutation({
-    mutationFn: (listId: string) => api("DELETE", `/lists/${listId}/contacts/${contactId}`),
-    onSuccess: refresh,
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const erase = useMutation({
-    mutationFn: () => api("DELETE", `/contacts/${contactId}`),
-    onSuccess: () => {
-      notify("Contact deleted with its conversation and messages");
-      client.removeQueries({ queryKey: ["contact", contactId] });
-      void client.invalidateQueries({ queryKey: ["contacts"] });
-      void client.invalidateQueries({ queryKey: ["conversations"] });
-      navigate("/contacts", { replace: true });
-    },
-  });
+  const detail = useContact(contactId);
+  const lists = useListChoices();
+  const toggleBot = useSetContactBot(contactId);
+  const update = useUpdateContact(contactId);
+  const addToList = useListMembership("add");
+  const removeFromList = useListMembership("remove");
+  const erase = useDeleteContact(contactId);
 
   if (detail.isPending) return <LoadingState label="Loading the contact" />;
   if (detail.isError) return <ErrorState error={detail.error} onRetry={() => void detail.refetch()} />;
@@ -109,9 +73,7 @@ export function ContactPage({ session }: { session: Session }) {
           initial={valuesOf(c)}
           submitLabel="Save changes"
           onSubmit={async (values) => {
-            await api("PATCH", `/contacts/${contactId}`, contactBody(values));
-            notify("Contact updated");
-            refresh();
+            await update.mutateAsync(contactBody(values));
           }}
         />
       </Paper>
@@ -142,7 +104,7 @@ export function ContactPage({ session }: { session: Session }) {
                   size="compact-xs"
                   variant="subtle"
                   aria-label={`Take off ${l.name}`}
-                  onClick={() => removeFromList.mutate(l.id)}
+                  onClick={() => removeFromList.mutate({ listId: l.id, contactId })}
                 >
                   ×
                 </Button>
@@ -168,7 +130,10 @@ export function ContactPage({ session }: { session: Session }) {
             variant="light"
             disabled={!listToAdd}
             loading={addToList.isPending}
-            onClick={() => listToAdd && addToList.mutate(listToAdd)}
+            onClick={() =>
+              listToAdd &&
+              addToList.mutate({ listId: listToAdd, contactId }, { onSuccess: () => setListToAdd(null) })
+            }
           >
             Add
           </Button>
@@ -196,7 +161,13 @@ export function ContactPage({ session }: { session: Session }) {
                 </Text>
               )}
               <Group gap="xs">
-                <Button color="red" loading={erase.isPending} onClick={() => erase.mutate()}>
+                <Button
+                  color="red"
+                  loading={erase.isPending}
+                  onClick={() =>
+                    erase.mutate(undefined, { onSuccess: () => navigate("/contacts", { replace: true }) })
+                  }
+                >
                   Delete for good
                 </Button>
                 <Button variant="default" onClick={() => setConfirmDelete(false)}>

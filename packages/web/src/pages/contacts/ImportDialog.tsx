@@ -13,10 +13,12 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, CsvBody, errorMessage } from "../../lib/api.ts";
-import type { ListJson, Page } from "../../lib/types.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { contactKeys } from "../../lib/queries/contacts.ts";
+import { useImportProgress, usePreviewImport, useStartImport } from "../../lib/queries/imports.ts";
+import { useListChoices } from "../../lib/queries/lists.ts";
 
 const FIELDS = [
   { value: "", label: "Skip this column" },
@@ -28,23 +30,24 @@ const FIELDS = [
   { value: "labels", label: "Labels (split on , ; or |)" },
 ];
 
-interface Preview {
-  header: string[];
+/** The query of POST /imports: the mapped columns ("column=field,…"), the list, the mode, the country. */
+export function importQuery(options: {
+  fileName: string | undefined;
   mapping: Record<string, string>;
-  sample: string[][];
-  total: number;
-}
-
-interface ImportState {
-  importId: string;
-  status: "running" | "done" | "failed";
-  total: number;
-  done: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  error: string | null;
+  listId: string | null;
+  mode: "fill" | "overwrite";
+  country: string;
+}): URLSearchParams {
+  const map = Object.entries(options.mapping)
+    .filter(([, field]) => field)
+    .map(([column, field]) => `${column}=${field}`)
+    .join(",");
+  const query = new URLSearchParams({ fileName: options.fileName ?? "contacts.csv" });
+  if (map) query.set("map", map);
+  if (options.listId) query.set("listId", options.listId);
+  query.set("mode", options.mode);
+  if (options.country.trim()) query.set("defaultCountry", options.country.trim().toUpperCase());
+  return query;
 }
 
 /** Contacts -> Import contacts: a file, its first rows with a column mapping, then live progress. */
@@ -56,39 +59,13 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
   const [mode, setMode] = useState<"fill" | "overwrite">("fill");
   const [country, setCountry] = useState("");
   const [importId, setImportId] = useState<string | null>(null);
-  const lists = useQuery({
-    queryKey: ["lists", "all"],
-    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
-    enabled: opened,
-  });
-  const preview = useMutation({
-    mutationFn: (f: File) => api<Preview>("POST", "/imports/preview", new CsvBody(f)),
-    onSuccess: (p) => setMapping(p.mapping),
-  });
-  const start = useMutation({
-    mutationFn: () => {
-      const map = Object.entries(mapping)
-        .filter(([, field]) => field)
-        .map(([column, field]) => `${column}=${field}`)
-        .join(",");
-      const query = new URLSearchParams({ fileName: file?.name ?? "contacts.csv" });
-      if (map) query.set("map", map);
-      if (listId) query.set("listId", listId);
-      query.set("mode", mode);
-      if (country.trim()) query.set("defaultCountry", country.trim().toUpperCase());
-      return api<ImportState>("POST", `/imports?${query}`, new CsvBody(file as File));
-    },
-    onSuccess: (imp) => setImportId(imp.importId),
-  });
-  const progress = useQuery({
-    queryKey: ["import", importId],
-    queryFn: () => api<ImportState>("GET", `/imports/${importId}`),
-    enabled: importId !== null,
-    refetchInterval: (q) => (q.state.data?.status === "running" || !q.state.data ? 500 : false),
-  });
+  const lists = useListChoices(opened);
+  const preview = usePreviewImport();
+  const start = useStartImport();
+  const progress = useImportProgress(importId);
   const imp = progress.data;
   const finished = imp && imp.status !== "running";
-  if (finished) void client.invalidateQueries({ queryKey: ["contacts"] });
+  if (finished) void client.invalidateQueries({ queryKey: contactKeys.all });
 
   const reset = () => {
     setFile(null);
@@ -126,7 +103,7 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
               onChange={(f) => {
                 setFile(f);
                 preview.reset();
-                if (f) preview.mutate(f);
+                if (f) preview.mutate(f, { onSuccess: (p) => setMapping(p.mapping) });
               }}
               clearable
               clearButtonProps={{ "aria-label": "Remove the file" }}
@@ -222,7 +199,19 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
                   </Alert>
                 )}
                 <Group justify="flex-end">
-                  <Button loading={start.isPending} disabled={unmapped} onClick={() => start.mutate()}>
+                  <Button
+                    loading={start.isPending}
+                    disabled={unmapped}
+                    onClick={() =>
+                      start.mutate(
+                        {
+                          file: file as File,
+                          query: importQuery({ fileName: file?.name, mapping, listId, mode, country }),
+                        },
+                        { onSuccess: (started) => setImportId(started.importId) },
+                      )
+                    }
+                  >
                     Start import
                   </Button>
                 </Group>

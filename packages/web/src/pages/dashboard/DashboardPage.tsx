@@ -1,35 +1,12 @@
 import { BarChart } from "@mantine/charts";
 import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { api } from "../../lib/api.ts";
-import { CHANNEL_TYPE_LABELS, CHANNELS_KEY, channelKindLabel } from "../../lib/channels.ts";
-import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens, Page } from "../../lib/types.ts";
-
-interface Day {
-  date: string;
-  inbound: number;
-  outbound: number;
-  sent: number;
-  failed: number;
-  botAnswers: number;
-  botFallbacks: number;
-  creditsUsed: number;
-}
-
-interface Dashboard {
-  days: Day[];
-  totals: Omit<Day, "date"> & { deliverySuccessRate: number | null };
-  waitingForPerson: number;
-  /** The period's figures per channel: the custom channel first, then each built-in channel. */
-  byChannel?: ChannelFigures[];
-  /** The bot's calls of each campaign function in the period (absent on an older server). */
-  botFunctions?: BotFunctionFigures[];
-  /** Tokens the LLM bot replies used in the period (absent on an older server). */
-  llmTokens?: LlmTokens;
-}
+import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
+import { useChannels } from "../../lib/queries/channels.ts";
+import { useDashboard } from "../../lib/queries/dashboard.ts";
+import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/types.ts";
 
 const shortDate = (iso: string) =>
   new Date(`${iso}T00:00:00Z`).toLocaleDateString(undefined, {
@@ -72,15 +49,9 @@ function Chart({ title, summary, children }: { title: string; summary: string; c
 
 /** The first page after sign-in: the last 30 days at a glance, and who is waiting for a person. */
 export function DashboardPage() {
-  const data = useQuery({
-    queryKey: ["dashboard"],
-    queryFn: () => api<Dashboard>("GET", "/dashboard?days=30"),
-  });
+  const data = useDashboard();
   // The same list as Settings → Channels (every role reads it): the ones in error are shown on top.
-  const channels = useQuery({
-    queryKey: CHANNELS_KEY,
-    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
-  });
+  const channels = useChannels();
   const broken = (channels.data?.data ?? []).filter((ch) => ch.status === "error");
   if (data.isPending) return <LoadingState label="Loading the dashboard" />;
   if (data.isError) return <ErrorState error={data.error} onRetry={() => void data.refetch()} />;

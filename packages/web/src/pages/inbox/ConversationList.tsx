@@ -12,15 +12,14 @@ import {
   UnstyledButton,
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useInfiniteQuery } from "@tanstack/react-query";
 import { Link, useSearchParams } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api } from "../../lib/api.ts";
 import { CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
-import { type Conversation, type ConversationPage, contactLabel, type Session } from "../../lib/types.ts";
-import { useChannels } from "../channels/ChannelsPage.tsx";
+import { useChannels } from "../../lib/queries/channels.ts";
+import { useConversations } from "../../lib/queries/conversations.ts";
+import { type Conversation, contactLabel, type Session } from "../../lib/types.ts";
 
 const FILTERS = [
   "status",
@@ -57,17 +56,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
     if (v) query.set(name, v);
   }
   if (q.trim()) query.set("q", q.trim());
-  const list = useInfiniteQuery({
-    queryKey: ["conversations", query.toString()],
-    queryFn: ({ pageParam }) => {
-      const page = new URLSearchParams(query);
-      page.set("limit", "50");
-      if (pageParam) page.set("cursor", pageParam);
-      return api<ConversationPage>("GET", `/conversations?${page}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: (last) => (last.hasMore ? (last.nextCursor ?? undefined) : undefined),
-  });
+  const list = useConversations(query);
   const conversations = list.data?.pages.flatMap((p) => p.data) ?? [];
   const channels = [
     ...new Set([filters.value("channel"), ...conversations.map((c) => c.channel ?? "")]),

@@ -14,17 +14,23 @@ import {
   Title,
   useCombobox,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { type KeyboardEvent, useEffect, useRef, useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { ApiError, api, errorMessage } from "../../lib/api.ts";
+import { ApiError, errorMessage } from "../../lib/api.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
+import {
+  sendTyping,
+  useConversation,
+  useRefreshConversation,
+  useSendMessage,
+  useUpdateConversation,
+} from "../../lib/queries/conversations.ts";
 import { type Note, useAddNote, useNotes } from "../../lib/queries/notes.ts";
+import { teamKeys, useTeam } from "../../lib/queries/team.ts";
 import {
   type Conversation,
-  type ConversationDetail,
   contactLabel,
   type FunctionCall,
   type Message,
@@ -39,36 +45,14 @@ import { ALERT_REASONS } from "./reasons.ts";
 import { lastLearnable, SaveKnowledge } from "./SaveKnowledge.tsx";
 import { SummaryPanel } from "./SummaryPanel.tsx";
 
-type ConversationPatch = Partial<{
-  status: "open" | "resolved";
-  assigneeId: string | null;
-  botPaused: boolean;
-  humanAlert: false;
-}>;
-
 export function ConversationView({ conversationId, session }: { conversationId: string; session: Session }) {
-  const client = useQueryClient();
-  const detail = useQuery({
-    queryKey: ["conversation", conversationId],
-    queryFn: async () => {
-      const d = await api<ConversationDetail>("GET", `/conversations/${conversationId}`);
-      // Opening it marks it read: the list's unread badge goes.
-      void client.invalidateQueries({ queryKey: ["conversations"] });
-      return d;
-    },
-  });
-  const team = useQuery({ queryKey: ["team"], queryFn: () => api<Team>("GET", "/team"), staleTime: 60_000 });
+  const detail = useConversation(conversationId);
+  const team = useTeam({ staleTime: 60_000 });
   // Under the conversation's key: the live stream and a reply refresh them with it.
   const notes = useNotes(conversationId);
-  const refresh = () => {
-    void client.invalidateQueries({ queryKey: ["conversation", conversationId] });
-    void client.invalidateQueries({ queryKey: ["conversations"] });
-  };
-  const patch = useMutation({
-    mutationFn: (body: ConversationPatch) => api("PATCH", `/conversations/${conversationId}`, body),
-    onSuccess: refresh,
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
+  const refreshConversation = useRefreshConversation();
+  const refresh = () => refreshConversation(conversationId);
+  const patch = useUpdateConversation(conversationId);
 
   if (detail.isPending) return <LoadingState label="Loading the conversation" />;
   if (detail.isError) {
@@ -400,16 +384,9 @@ function ReplyBox({
   const typing = () => {
     if (channelType !== "web" || Date.now() - lastTyping.current < TYPING_EVERY_MS) return;
     lastTyping.current = Date.now();
-    api("POST", `/conversations/${conversationId}/typing`).catch(() => {});
+    sendTyping(conversationId);
   };
-  const send = useMutation({
-    mutationFn: (text: string) =>
-      api<Message>("POST", `/conversations/${conversationId}/messages`, { body: text }),
-    onSuccess: () => {
-      setDrafts((d) => ({ ...d, reply: "" }));
-      onSent();
-    },
-  });
+  const send = useSendMessage(conversationId);
   const addNote = useAddNote(conversationId);
 
   // The "@…" being typed in a note, and the teammates it could be.
@@ -453,7 +430,12 @@ function ReplyBox({
     if (mode === "note") {
       addNote.mutate(text, { onSuccess: () => setDrafts((d) => ({ ...d, note: "" })) });
     } else {
-      send.mutate(text);
+      send.mutate(text, {
+        onSuccess: () => {
+          setDrafts((d) => ({ ...d, reply: "" }));
+          onSent();
+        },
+      });
     }
   };
   const note = mode === "note";
@@ -479,7 +461,7 @@ function ReplyBox({
             setMode(m);
             setMention(null);
             // Whoever joined the team since it was read can be mentioned too.
-            if (m === "note") void client.invalidateQueries({ queryKey: ["team"] });
+            if (m === "note") void client.invalidateQueries({ queryKey: teamKeys.all });
           }}
         />
         <Combobox store={combobox} onOptionSubmit={pick} position="top-start" width={280}>

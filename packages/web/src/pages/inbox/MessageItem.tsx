@@ -12,11 +12,9 @@ import {
   Table,
   Text,
 } from "@mantine/core";
-import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
+import { useResendMessage } from "../../lib/queries/conversations.ts";
 import type { Message } from "../../lib/types.ts";
 
 function senderLabel(m: Message, contactName: string): string {
@@ -79,11 +77,7 @@ export function MessageItem({
 }) {
   const outbound = m.direction === "outbound";
   const [showAttempts, setShowAttempts] = useState(false);
-  const resend = useMutation({
-    mutationFn: () => api("POST", `/messages/${m.id}/resend`),
-    onSuccess: onResent,
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
+  const resend = useResendMessage(m.id);
   return (
     <Box style={{ display: "flex", justifyContent: outbound ? "flex-end" : "flex-start" }}>
       <Paper
@@ -155,7 +149,12 @@ export function MessageItem({
               </Box>
             )}
             <Group gap="xs">
-              <Button size="xs" color="red.9" loading={resend.isPending} onClick={() => resend.mutate()}>
+              <Button
+                size="xs"
+                color="red.9"
+                loading={resend.isPending}
+                onClick={() => resend.mutate(undefined, { onSuccess: () => onResent() })}
+              >
                 Resend
               </Button>
               {m.deliveryAttempts.length > 0 && (

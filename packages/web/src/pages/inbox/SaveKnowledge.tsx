@@ -1,11 +1,10 @@
 // "Save as knowledge" (learning from the inbox): after the bot fell back and a person answered, the
 // customer's question becomes another phrasing of an existing entry or a new entry with that answer.
 import { Alert, Button, Group, Modal, Paper, Radio, Select, Stack, Text, Textarea } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
-import { notify } from "../../lib/notify.ts";
-import type { Campaign, Message, PreviewResult, SavedKnowledge } from "../../lib/types.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { useCampaign, usePreview, useSaveKnowledge } from "../../lib/queries/campaigns.ts";
+import type { Message } from "../../lib/types.ts";
 
 export interface Learnable {
   /** The customer's message the bot fell back on. */
@@ -73,17 +72,9 @@ function SaveKnowledgeDialog({
   onClose: () => void;
   onSaved: () => void;
 }) {
-  const client = useQueryClient();
-  const campaign = useQuery({
-    queryKey: ["campaign", campaignId],
-    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
-  });
+  const campaign = useCampaign(campaignId);
   // The entry that came closest to the question (below the threshold) is the likely one to extend.
-  const closest = useQuery({
-    queryKey: ["preview", campaignId, learnable.question],
-    queryFn: () =>
-      api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message: learnable.question }),
-  });
+  const closest = usePreview(campaignId, learnable.question);
   const [mode, setMode] = useState<"new" | "phrasing">("new");
   const [question, setQuestion] = useState(learnable.question);
   const [answer, setAnswer] = useState(learnable.answer);
@@ -93,26 +84,7 @@ function SaveKnowledgeDialog({
   const entries = (campaign.data?.knowledge ?? []).flatMap((e, index) =>
     e.question && e.answer ? [{ value: String(index), label: e.question }] : [],
   );
-  const save = useMutation({
-    mutationFn: () =>
-      api<SavedKnowledge>(
-        "POST",
-        `/campaigns/${campaignId}/knowledge`,
-        mode === "new" ? { question, answer } : { question, entryIndex: Number(entry) },
-      ),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: ["campaign", campaignId] });
-      notify(
-        saved.change === "unchanged"
-          ? `“${saved.entry.question}” already had this phrasing.`
-          : saved.change === "entry_created"
-            ? `Saved as a new entry of ${campaign.data?.name ?? "the campaign"}.`
-            : `Saved as another way to ask “${saved.entry.question}”.`,
-        "success",
-      );
-      onSaved();
-    },
-  });
+  const save = useSaveKnowledge(campaignId, campaign.data?.name);
   const ready = question.trim() !== "" && (mode === "new" ? answer.trim() !== "" : entry !== null);
   return (
     <Modal
@@ -125,7 +97,10 @@ function SaveKnowledgeDialog({
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (ready && !save.isPending) save.mutate();
+          if (ready && !save.isPending)
+            save.mutate(mode === "new" ? { question, answer } : { question, entryIndex: Number(entry) }, {
+              onSuccess: () => onSaved(),
+            });
         }}
       >
         <Stack gap="sm">

@@ -2,18 +2,14 @@
 // questions it could not answer, and why it handed over. Shown at the top of a conversation that needs
 // a person.
 import { Alert, Group, List, Paper, Stack, Text, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
-import type { ConversationSummary } from "../../lib/types.ts";
+import { useConversationSummary } from "../../lib/queries/conversations.ts";
 import { reasonText } from "./reasons.ts";
 
 export function SummaryPanel({ conversationId }: { conversationId: string }) {
   // Under the conversation's key: whatever refreshes the conversation refreshes its summary.
-  const summary = useQuery({
-    queryKey: ["conversation", conversationId, "summary"],
-    queryFn: () => api<ConversationSummary>("GET", `/conversations/${conversationId}/summary`),
-  });
+  const summary = useConversationSummary(conversationId);
   const s = summary.data;
   const reason = reasonText(s?.reason);
   return (

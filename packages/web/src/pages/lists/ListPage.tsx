@@ -12,79 +12,36 @@ import {
   Title,
 } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { notify } from "../../lib/notify.ts";
-import { type ContactJson, contactName, type ListJson, type Page } from "../../lib/types.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { useContactPicker } from "../../lib/queries/contacts.ts";
+import {
+  useDeleteList,
+  useList,
+  useListMembers,
+  useListMembership,
+  useRenameList,
+} from "../../lib/queries/lists.ts";
+import { contactName } from "../../lib/types.ts";
 import { ListId } from "./ListsPage.tsx";
 
 export function ListPage() {
   const { listId = "" } = useParams();
-  const client = useQueryClient();
   const navigate = useNavigate();
   const [newName, setNewName] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [search, setSearch] = useState("");
   const [picked, setPicked] = useState<string | null>(null);
   const [debounced] = useDebouncedValue(search, 250);
-  const list = useQuery({
-    queryKey: ["list", listId],
-    queryFn: () => api<ListJson>("GET", `/lists/${listId}`),
-  });
-  const members = useInfiniteQuery({
-    queryKey: ["list", listId, "members"],
-    queryFn: ({ pageParam }) =>
-      api<Page<ContactJson>>(
-        "GET",
-        `/lists/${listId}/contacts?limit=50${pageParam ? `&cursor=${pageParam}` : ""}`,
-      ),
-    initialPageParam: "",
-    getNextPageParam: (last) => (last.hasMore ? (last.nextCursor ?? undefined) : undefined),
-  });
-  const candidates = useQuery({
-    queryKey: ["contacts", "pick", debounced],
-    queryFn: () =>
-      api<Page<ContactJson>>(
-        "GET",
-        `/contacts?limit=20${debounced.trim() ? `&q=${encodeURIComponent(debounced.trim())}` : ""}`,
-      ),
-  });
-  const refresh = () => {
-    void client.invalidateQueries({ queryKey: ["list", listId] });
-    void client.invalidateQueries({ queryKey: ["lists"] });
-  };
-  const rename = useMutation({
-    mutationFn: (name: string) => api<ListJson>("PATCH", `/lists/${listId}`, { name }),
-    onSuccess: () => {
-      setNewName(null);
-      refresh();
-    },
-  });
-  const add = useMutation({
-    mutationFn: (contactId: string) => api("POST", `/lists/${listId}/contacts`, { contactId }),
-    onSuccess: () => {
-      setPicked(null);
-      setSearch("");
-      refresh();
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const remove = useMutation({
-    mutationFn: (contactId: string) => api("DELETE", `/lists/${listId}/contacts/${contactId}`),
-    onSuccess: refresh,
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const del = useMutation({
-    mutationFn: () => api("DELETE", `/lists/${listId}`),
-    onSuccess: () => {
-      notify("List deleted; its contacts are kept");
-      void client.invalidateQueries({ queryKey: ["lists"] });
-      navigate("/lists", { replace: true });
-    },
-  });
+  const list = useList(listId);
+  const members = useListMembers(listId);
+  const candidates = useContactPicker(debounced);
+  const rename = useRenameList(listId);
+  const add = useListMembership("add");
+  const remove = useListMembership("remove");
+  const del = useDeleteList(listId);
 
   if (list.isPending) return <LoadingState label="Loading the list" />;
   if (list.isError) return <ErrorState error={list.error} onRetry={() => void list.refetch()} />;
@@ -115,7 +72,13 @@ export function ListPage() {
                   The list goes; its contacts stay.
                 </Text>
                 <Group gap="xs">
-                  <Button color="red" loading={del.isPending} onClick={() => del.mutate()}>
+                  <Button
+                    color="red"
+                    loading={del.isPending}
+                    onClick={() =>
+                      del.mutate(undefined, { onSuccess: () => navigate("/lists", { replace: true }) })
+                    }
+                  >
                     Delete list
                   </Button>
                   <Button variant="default" onClick={() => setConfirmDelete(false)}>
@@ -133,7 +96,7 @@ export function ListPage() {
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              rename.mutate(newName.trim());
+              rename.mutate(newName.trim(), { onSuccess: () => setNewName(null) });
             }}
             noValidate
           >
@@ -174,7 +137,22 @@ export function ListPage() {
             nothingFoundMessage="No contact matches"
             style={{ flex: 1 }}
           />
-          <Button disabled={!picked} loading={add.isPending} onClick={() => picked && add.mutate(picked)}>
+          <Button
+            disabled={!picked}
+            loading={add.isPending}
+            onClick={() =>
+              picked &&
+              add.mutate(
+                { listId, contactId: picked },
+                {
+                  onSuccess: () => {
+                    setPicked(null);
+                    setSearch("");
+                  },
+                },
+              )
+            }
+          >
             Add to list
           </Button>
         </Group>
@@ -209,7 +187,7 @@ export function ListPage() {
                     variant="subtle"
                     color="red"
                     aria-label={`Remove ${contactName(c)} from the list`}
-                    onClick={() => remove.mutate(c.id)}
+                    onClick={() => remove.mutate({ listId, contactId: c.id })}
                   >
                     Remove
                   </Button>

@@ -10,14 +10,13 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { EmptyState } from "../../components/States.tsx";
+import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
-import type { ListJson, Page } from "../../lib/types.ts";
+import { useCreateList, useListPages } from "../../lib/queries/lists.ts";
 
 /** A list id with a copy button: the API's list endpoints take it. */
 export function ListId({ id }: { id: string }) {
@@ -36,23 +35,9 @@ export function ListId({ id }: { id: string }) {
 }
 
 export function ListsPage() {
-  const client = useQueryClient();
   const [name, setName] = useState("");
-  const lists = useInfiniteQuery({
-    queryKey: ["lists", "pages"],
-    queryFn: ({ pageParam }) =>
-      api<Page<ListJson>>("GET", `/lists?limit=100${pageParam ? `&cursor=${pageParam}` : ""}`),
-    initialPageParam: "",
-    getNextPageParam: (last) => (last.hasMore ? (last.nextCursor ?? undefined) : undefined),
-  });
-  const create = useMutation({
-    mutationFn: () => api<ListJson>("POST", "/lists", { name: name.trim() }),
-    onSuccess: (list) => {
-      setName("");
-      notify(`List "${list.name}" created`);
-      void client.invalidateQueries({ queryKey: ["lists"] });
-    },
-  });
+  const lists = useListPages();
+  const create = useCreateList();
   const rows = lists.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
@@ -64,7 +49,7 @@ export function ListsPage() {
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (name.trim()) create.mutate();
+            if (name.trim()) create.mutate(name.trim(), { onSuccess: () => setName("") });
           }}
           noValidate
         >
@@ -84,52 +69,33 @@ export function ListsPage() {
           </Group>
         </form>
       </Paper>
-      {lists.isPending && <LoadingState label="Loading lists" />}
-      {lists.isError && <ErrorState error={lists.error} onRetry={() => void lists.refetch()} />}
-      {lists.data && rows.length === 0 && (
-        <EmptyState title="No lists yet">
-          Group contacts in lists, for example to message them all later.
-        </EmptyState>
-      )}
-      {rows.length > 0 && (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped aria-label="Lists">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Members</Table.Th>
-                <Table.Th>List id</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((l) => (
-                <Table.Tr key={l.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/lists/${l.id}`}>
-                      {l.name}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{l.memberCount}</Table.Td>
-                  <Table.Td>
-                    <ListId id={l.id} />
-                  </Table.Td>
-                  <Table.Td>{fullTime(l.createdAt)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      {lists.hasNextPage && (
-        <Button
-          variant="subtle"
-          loading={lists.isFetchingNextPage}
-          onClick={() => void lists.fetchNextPage()}
-        >
-          Load more
-        </Button>
-      )}
+      <PagedTable
+        query={lists}
+        rows={lists.data ? rows : undefined}
+        loadingLabel="Loading lists"
+        empty={
+          <EmptyState title="No lists yet">
+            Group contacts in lists, for example to message them all later.
+          </EmptyState>
+        }
+        label="Lists"
+        columns={["Name", "Members", "List id", "Created"]}
+        minWidth={600}
+        cells={(l) => (
+          <>
+            <Table.Td>
+              <Anchor component={Link} to={`/lists/${l.id}`}>
+                {l.name}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{l.memberCount}</Table.Td>
+            <Table.Td>
+              <ListId id={l.id} />
+            </Table.Td>
+            <Table.Td>{fullTime(l.createdAt)}</Table.Td>
+          </>
+        )}
+      />
     </Stack>
   );
 }

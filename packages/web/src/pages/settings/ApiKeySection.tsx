@@ -1,25 +1,17 @@
 import { Alert, Button, Code, Group, Text } from "@mantine/core";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
+import { useGenerateApiKey } from "../../lib/queries/settings.ts";
 import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 /** Generate a new API key (the previous one stops working at once); the key is shown once. */
 export function ApiKeySection({ settings }: { settings: Settings }) {
-  const client = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
-  const generate = useMutation({
-    mutationFn: () => api<{ apiKey: string }>("POST", "/settings/api-key"),
-    onSuccess: (res) => {
-      setNewKey(res.apiKey);
-      setConfirming(false);
-      void client.invalidateQueries({ queryKey: ["settings"] });
-    },
-  });
+  const generate = useGenerateApiKey();
 
   return (
     <Section
@@ -56,7 +48,19 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
             </Text>
           )}
           <Group gap="xs">
-            <Button color="red" loading={generate.isPending} onClick={() => generate.mutate()} data-autofocus>
+            <Button
+              color="red"
+              loading={generate.isPending}
+              onClick={() =>
+                generate.mutate(undefined, {
+                  onSuccess: (res) => {
+                    setNewKey(res.apiKey);
+                    setConfirming(false);
+                  },
+                })
+              }
+              data-autofocus
+            >
               Generate
             </Button>
             <Button variant="default" onClick={() => setConfirming(false)}>

@@ -3,13 +3,13 @@ import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
+import { useUpdateSettings } from "../../lib/queries/settings.ts";
 import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
-import { useSettingsUpdate } from "./useSettingsUpdate.ts";
 
 /** The account-wide bot switch. */
 export function BotSection({ settings }: { settings: Settings }) {
-  const update = useSettingsUpdate();
+  const update = useUpdateSettings();
   return (
     <Section
       title="AI bot"
@@ -35,7 +35,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
   const [baseUrl, setBaseUrl] = useState(settings.llm.baseUrl ?? "");
   const [model, setModel] = useState(settings.llm.model ?? "");
   const [apiKey, setApiKey] = useState("");
-  const update = useSettingsUpdate();
+  const update = useUpdateSettings();
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();

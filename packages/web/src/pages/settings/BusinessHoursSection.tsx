@@ -12,15 +12,13 @@ import {
   Text,
   TextInput,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
-import { notify } from "../../lib/notify.ts";
+import { errorMessage } from "../../lib/api.ts";
+import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
 import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
-const KEY = ["settings", "business-hours"] as const;
 const WEEKDAYS: { day: Weekday; label: string }[] = [
   { day: "monday", label: "Monday" },
   { day: "tuesday", label: "Tuesday" },
@@ -110,10 +108,7 @@ const holidayLabel = (date: string) =>
   });
 
 export function BusinessHoursSection() {
-  const hours = useQuery({
-    queryKey: KEY,
-    queryFn: () => api<BusinessHoursState>("GET", "/settings/business-hours"),
-  });
+  const hours = useBusinessHours();
   return (
     <Section
       title="Business hours"
@@ -127,19 +122,11 @@ export function BusinessHoursSection() {
 }
 
 function HoursForm({ state }: { state: BusinessHoursState }) {
-  const client = useQueryClient();
   // The draft keeps everything typed, also when the server refuses it.
   const [draft, setDraft] = useState<Draft>(() => draftOf(state.businessHours));
   const [holiday, setHoliday] = useState("");
   const [checked, setChecked] = useState(false);
-  const save = useMutation({
-    mutationFn: (businessHours: BusinessHours | null) =>
-      api<BusinessHoursState>("PUT", "/settings/business-hours", { businessHours }),
-    onSuccess: (saved) => {
-      notify(saved.businessHours ? "Business hours saved" : "Business hours cleared");
-      client.setQueryData(KEY, saved);
-    },
-  });
+  const save = useSaveBusinessHours();
   const setDay = (day: Weekday, ranges: Range[]) => {
     setDraft((d) => ({ ...d, days: { ...d.days, [day]: ranges } }));
     save.reset();

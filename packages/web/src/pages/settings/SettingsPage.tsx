@@ -1,9 +1,8 @@
 import { Stack, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { api } from "../../lib/api.ts";
+import { useSettings } from "../../lib/queries/settings.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Session, Settings } from "../../lib/types.ts";
+import type { Session } from "../../lib/types.ts";
 import { ApiKeySection } from "./ApiKeySection.tsx";
 import { BotSection, LlmSection } from "./BotSections.tsx";
 import { BusinessHoursSection } from "./BusinessHoursSection.tsx";
@@ -12,15 +11,9 @@ import { SettingsNav } from "./SettingsNav.tsx";
 import { TeamSection } from "./TeamSection.tsx";
 import { EventsWebhookSection, SigningSecretSection, WebhookSection } from "./WebhookSections.tsx";
 
-export const SETTINGS_KEY = ["settings"] as const;
-
 export function SettingsPage({ session }: { session: Session }) {
   const allowed = canManage(session);
-  const settings = useQuery({
-    queryKey: SETTINGS_KEY,
-    queryFn: () => api<Settings>("GET", "/settings"),
-    enabled: allowed,
-  });
+  const settings = useSettings(allowed);
   if (!allowed) {
     return (
       <>

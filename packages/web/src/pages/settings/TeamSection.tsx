@@ -12,47 +12,25 @@ import {
   TextInput,
   VisuallyHidden,
 } from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
-import { notify } from "../../lib/notify.ts";
-import type { Role, Session, Team } from "../../lib/types.ts";
+import { useInviteTeammate, useRemoveTeammate, useRevokeInvite, useTeam } from "../../lib/queries/team.ts";
+import type { Role, Session } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
-
-const TEAM_KEY = ["team"] as const;
 
 /** Members, pending invites, and a new invite link (shown once, valid 7 days). */
 export function TeamSection({ session }: { session: Session }) {
-  const client = useQueryClient();
-  const team = useQuery({ queryKey: TEAM_KEY, queryFn: () => api<Team>("GET", "/team") });
+  const team = useTeam();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("agent");
   const [link, setLink] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
 
-  const invite = useMutation({
-    mutationFn: () => api<{ url: string }>("POST", "/team/invites", { email: email.trim(), role }),
-    onSuccess: (res) => {
-      setLink(res.url);
-      setEmail("");
-      void client.invalidateQueries({ queryKey: TEAM_KEY });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => api("DELETE", `/team/invites/${id}`),
-    onSuccess: () => void client.invalidateQueries({ queryKey: TEAM_KEY }),
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
-  const remove = useMutation({
-    mutationFn: (id: string) => api("DELETE", `/team/members/${id}`),
-    onSuccess: () => {
-      setConfirmRemove(null);
-      void client.invalidateQueries({ queryKey: TEAM_KEY });
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
-  });
+  const invite = useInviteTeammate();
+  const revoke = useRevokeInvite();
+  const remove = useRemoveTeammate();
 
   return (
     <Section
@@ -93,7 +71,7 @@ export function TeamSection({ session }: { session: Session }) {
                             size="compact-xs"
                             color="red"
                             loading={remove.isPending}
-                            onClick={() => remove.mutate(m.id)}
+                            onClick={() => remove.mutate(m.id, { onSuccess: () => setConfirmRemove(null) })}
                           >
                             Remove {m.email}
                           </Button>
@@ -153,7 +131,15 @@ export function TeamSection({ session }: { session: Session }) {
         onSubmit={(event) => {
           event.preventDefault();
           setLink(null);
-          invite.mutate();
+          invite.mutate(
+            { email: email.trim(), role },
+            {
+              onSuccess: (res) => {
+                setLink(res.url);
+                setEmail("");
+              },
+            },
+          );
         }}
         noValidate
       >

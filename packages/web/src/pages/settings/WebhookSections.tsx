@@ -1,24 +1,21 @@
 import { Alert, Button, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
-import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
+import { errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
+import {
+  useRevealWebhookSecret,
+  useRotateWebhookSecret,
+  useTestWebhook,
+  useUpdateSettings,
+} from "../../lib/queries/settings.ts";
 import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
-import { useSettingsUpdate } from "./useSettingsUpdate.ts";
-
-interface TestResult {
-  ok: boolean;
-  statusCode: number | null;
-  body: string;
-  error: string | null;
-}
 
 /** The custom channel webhook: where replies are POSTed, and a signed test event to check it. */
 export function WebhookSection({ settings }: { settings: Settings }) {
   const [url, setUrl] = useState(settings.webhookUrl ?? "");
-  const update = useSettingsUpdate();
-  const test = useMutation({ mutationFn: () => api<TestResult>("POST", "/settings/test-event") });
+  const update = useUpdateSettings();
+  const test = useTestWebhook();
   const dirty = url.trim() !== (settings.webhookUrl ?? "");
 
   const save = (event: React.FormEvent) => {
@@ -98,18 +95,8 @@ export function WebhookSection({ settings }: { settings: Settings }) {
 export function SigningSecretSection() {
   const [secret, setSecret] = useState<string | null>(null);
   const [confirmRotate, setConfirmRotate] = useState(false);
-  const reveal = useMutation({
-    mutationFn: () => api<{ webhookSecret: string }>("POST", "/settings/webhook-secret/reveal"),
-    onSuccess: (r) => setSecret(r.webhookSecret),
-  });
-  const rotate = useMutation({
-    mutationFn: () => api<{ webhookSecret: string }>("POST", "/settings/webhook-secret/rotate"),
-    onSuccess: (r) => {
-      setSecret(r.webhookSecret);
-      setConfirmRotate(false);
-      notify("Signing secret rotated");
-    },
-  });
+  const reveal = useRevealWebhookSecret();
+  const rotate = useRotateWebhookSecret();
   const failed = reveal.error ?? rotate.error;
   return (
     <Section
@@ -153,7 +140,18 @@ export function SigningSecretSection() {
             Webhooks are signed with the new secret at once; update your receiver right after.
           </Text>
           <Group gap="xs">
-            <Button color="red" loading={rotate.isPending} onClick={() => rotate.mutate()}>
+            <Button
+              color="red"
+              loading={rotate.isPending}
+              onClick={() =>
+                rotate.mutate(undefined, {
+                  onSuccess: (r) => {
+                    setSecret(r.webhookSecret);
+                    setConfirmRotate(false);
+                  },
+                })
+              }
+            >
               Rotate
             </Button>
             <Button variant="default" onClick={() => setConfirmRotate(false)}>
@@ -164,7 +162,11 @@ export function SigningSecretSection() {
       ) : (
         <Group gap="xs">
           {!secret && (
-            <Button variant="light" loading={reveal.isPending} onClick={() => reveal.mutate()}>
+            <Button
+              variant="light"
+              loading={reveal.isPending}
+              onClick={() => reveal.mutate(undefined, { onSuccess: (r) => setSecret(r.webhookSecret) })}
+            >
               Reveal signing secret
             </Button>
           )}
@@ -180,7 +182,7 @@ export function SigningSecretSection() {
 /** Account events (credits, sub-accounts...) go to their own URL. */
 export function EventsWebhookSection({ settings }: { settings: Settings }) {
   const [url, setUrl] = useState(settings.eventsWebhookUrl ?? "");
-  const update = useSettingsUpdate();
+  const update = useUpdateSettings();
   const dirty = url.trim() !== (settings.eventsWebhookUrl ?? "");
   return (
     <Section

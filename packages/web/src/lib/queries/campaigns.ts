@@ -1,0 +1,159 @@
+// Campaigns (/app/api/campaigns*): the list, one campaign with its figures, and the changes and tries
+// made on it. A campaign's stats and skipped members sit under its key: refreshing it refreshes them.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, errorMessage } from "../api.ts";
+import { notify } from "../notify.ts";
+import type {
+  Campaign,
+  CampaignSummary,
+  FunctionTestResult,
+  OutgoingStats,
+  Page,
+  PreviewResult,
+  SavedKnowledge,
+  SkippedMember,
+} from "../types.ts";
+
+export const campaignKeys = {
+  all: ["campaigns"] as const,
+  /** Every campaign (up to 200) as the choices of a select. */
+  choices: () => [...campaignKeys.all, "all"] as const,
+  detail: (campaignId: string) => ["campaign", campaignId] as const,
+  stats: (campaignId: string) => [...campaignKeys.detail(campaignId), "stats"] as const,
+  skipped: (campaignId: string) => [...campaignKeys.detail(campaignId), "skipped"] as const,
+  /** What the bot would answer `message` (a dry run). */
+  preview: (campaignId: string, message: string) => ["preview", campaignId, message] as const,
+};
+
+const listCampaigns = () => api<Page<CampaignSummary>>("GET", "/campaigns?limit=200");
+
+/** The campaigns page. */
+export function useCampaigns() {
+  return useQuery({ queryKey: campaignKeys.all, queryFn: listCampaigns });
+}
+
+/** Every campaign, for a select (a channel's campaign). */
+export function useCampaignChoices() {
+  return useQuery({ queryKey: campaignKeys.choices(), queryFn: listCampaigns });
+}
+
+export function useCampaign(campaignId: string) {
+  return useQuery({
+    queryKey: campaignKeys.detail(campaignId),
+    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
+  });
+}
+
+export function useCampaignStats(campaignId: string, options: { enabled?: boolean; poll?: boolean } = {}) {
+  return useQuery({
+    queryKey: campaignKeys.stats(campaignId),
+    queryFn: () => api<OutgoingStats>("GET", `/campaigns/${campaignId}/stats`),
+    enabled: options.enabled,
+    // While the outgoing message is being sent, its figures move.
+    refetchInterval: options.poll ? (q) => (q.state.data?.state === "running" ? 2000 : false) : undefined,
+  });
+}
+
+export function useSkippedMembers(campaignId: string, enabled: boolean) {
+  return useQuery({
+    queryKey: campaignKeys.skipped(campaignId),
+    queryFn: () => api<Page<SkippedMember>>("GET", `/campaigns/${campaignId}/skipped?limit=50`),
+    enabled,
+  });
+}
+
+export function useCreateCampaign() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => api<Campaign>("POST", "/campaigns", { name }),
+    onSuccess: () => void client.invalidateQueries({ queryKey: campaignKeys.all }),
+  });
+}
+
+/** The campaign page's Save: the answer replaces the cached campaign. */
+export function useUpdateCampaign(campaignId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Record<string, unknown>) => api<Campaign>("PATCH", `/campaigns/${campaignId}`, body),
+    onSuccess: (saved) => {
+      notify("Campaign saved");
+      client.setQueryData(campaignKeys.detail(campaignId), saved);
+      void client.invalidateQueries({ queryKey: campaignKeys.all });
+    },
+  });
+}
+
+/** The outgoing message's settings (a part of the campaign). */
+export function useUpdateOutgoing(campaignId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (outgoing: Record<string, unknown>) => api("PATCH", `/campaigns/${campaignId}`, { outgoing }),
+    onSuccess: () => {
+      notify("Outgoing message saved");
+      void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) });
+    },
+  });
+}
+
+/** Starts or pauses sending the outgoing message. */
+export function useOutgoingAction(campaignId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (action: "start" | "pause") =>
+      api<OutgoingStats>("POST", `/campaigns/${campaignId}/${action}`),
+    onSuccess: () => void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) }),
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+/** "Try the bot": what it would answer, nothing sent or stored. */
+export function usePreviewReply(campaignId: string) {
+  return useMutation({
+    mutationFn: (message: string) =>
+      api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message }),
+  });
+}
+
+/** The same dry run as a query: the knowledge entry closest to a question. */
+export function usePreview(campaignId: string, message: string) {
+  return useQuery({
+    queryKey: campaignKeys.preview(campaignId, message),
+    queryFn: () => api<PreviewResult>("POST", `/campaigns/${campaignId}/preview`, { message }),
+  });
+}
+
+export type KnowledgeSave = { question: string; answer: string } | { question: string; entryIndex: number };
+
+/** Saves a question and answer from the inbox into the campaign's knowledge, and says what changed. */
+export function useSaveKnowledge(campaignId: string, campaignName: string | undefined) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: KnowledgeSave) =>
+      api<SavedKnowledge>("POST", `/campaigns/${campaignId}/knowledge`, body),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) });
+      notify(
+        saved.change === "unchanged"
+          ? `“${saved.entry.question}” already had this phrasing.`
+          : saved.change === "entry_created"
+            ? `Saved as a new entry of ${campaignName ?? "the campaign"}.`
+            : `Saved as another way to ask “${saved.entry.question}”.`,
+        "success",
+      );
+    },
+  });
+}
+
+/** Calls one of the campaign's functions with test arguments (`args`: JSON as typed; bad JSON fails the call). */
+export function useTestFunction(campaignId: string, functionName: string) {
+  return useMutation({
+    mutationFn: (args: string) =>
+      api<FunctionTestResult>(
+        "POST",
+        `/campaigns/${campaignId}/functions/${encodeURIComponent(functionName)}/test`,
+        {
+          arguments: args.trim() ? (JSON.parse(args) as unknown) : {},
+        },
+      ),
+  });
+}

@@ -1,0 +1,70 @@
+// Channels (/app/api/channels*): the account's channels and the changes made in Settings → Channels.
+// A channel's state shows on the dashboard too (the ones in error), so a change refreshes both.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, errorMessage } from "../api.ts";
+import { notify } from "../notify.ts";
+import type { Channel, Page } from "../types.ts";
+import { dashboardKeys } from "./dashboard.ts";
+
+export const channelKeys = {
+  all: ["channels"] as const,
+};
+
+/** Every channel of the account (one page of up to 200: far more than an account has). */
+export function useChannels() {
+  return useQuery({
+    queryKey: channelKeys.all,
+    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
+  });
+}
+
+/** Creates a channel (`id` null) or saves one; "… saved" for a change, the caller says the rest. */
+export function useSaveChannel(id: string | null, options: { refreshDashboard?: boolean } = {}) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      id ? api<Channel>("PATCH", `/channels/${id}`, body) : api<Channel>("POST", "/channels", body),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: channelKeys.all });
+      if (options.refreshDashboard) void client.invalidateQueries({ queryKey: dashboardKeys.all });
+      if (id) notify(`${saved.name} saved`);
+    },
+  });
+}
+
+/** Pauses an active channel, or resumes a paused one (or one in error, which clears its last error). */
+export function useToggleChannel(channel: Channel) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      api<Channel>("PATCH", `/channels/${channel.id}`, {
+        status: channel.status === "active" ? "paused" : "active",
+      }),
+    onSuccess: (saved) => {
+      void client.invalidateQueries({ queryKey: channelKeys.all });
+      void client.invalidateQueries({ queryKey: dashboardKeys.all });
+      notify(
+        saved.status === "paused"
+          ? saved.type === "web"
+            ? `${saved.name} paused: the chat no longer shows on your website`
+            : `${saved.name} paused: its replies fail until you resume it`
+          : saved.status === "error"
+            ? `${saved.name} is still in error: ${saved.lastError ?? "see the list"}`
+            : `${saved.name} resumed`,
+        saved.status === "error" ? "error" : "success",
+      );
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+export function useDeleteChannel(channel: Channel) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api("DELETE", `/channels/${channel.id}`),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: channelKeys.all });
+      notify(`${channel.name} deleted`);
+    },
+  });
+}

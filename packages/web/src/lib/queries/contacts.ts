@@ -1,0 +1,119 @@
+// Contacts (/app/api/contacts*): the list pages, one contact, and the changes made from the app. One
+// key factory, so the pages, the list membership and the imports refresh exactly what they change.
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, errorMessage } from "../api.ts";
+import { notify } from "../notify.ts";
+import type { ContactJson, Page } from "../types.ts";
+import { conversationKeys } from "./conversations.ts";
+import { listKeys } from "./lists.ts";
+import { nextCursor } from "./paging.ts";
+
+export type ContactRow = ContactJson & { conversationId: string | null };
+
+export interface ContactDetail {
+  contact: ContactJson;
+  conversationId: string | null;
+  /** The lists it is a member of. */
+  lists: Array<{ id: string; name: string }>;
+}
+
+export const contactKeys = {
+  all: ["contacts"] as const,
+  /** `filters`: the query string of the search (q, label). */
+  list: (filters: string) => [...contactKeys.all, filters] as const,
+  /** The "add a contact" picker of a list. */
+  pick: (search: string) => [...contactKeys.all, "pick", search] as const,
+  detail: (contactId: string) => ["contact", contactId] as const,
+};
+
+/** Contacts matching the search, 50 a page. */
+export function useContacts(filters: URLSearchParams) {
+  return useInfiniteQuery({
+    queryKey: contactKeys.list(filters.toString()),
+    queryFn: ({ pageParam }) => {
+      const page = new URLSearchParams(filters);
+      page.set("limit", "50");
+      if (pageParam) page.set("cursor", pageParam);
+      return api<Page<ContactRow>>("GET", `/contacts?${page}`);
+    },
+    initialPageParam: "",
+    getNextPageParam: nextCursor,
+  });
+}
+
+/** The first 20 contacts matching `search`: the choices of a list's "add a contact". */
+export function useContactPicker(search: string) {
+  return useQuery({
+    queryKey: contactKeys.pick(search),
+    queryFn: () =>
+      api<Page<ContactJson>>(
+        "GET",
+        `/contacts?limit=20${search.trim() ? `&q=${encodeURIComponent(search.trim())}` : ""}`,
+      ),
+  });
+}
+
+export function useContact(contactId: string) {
+  return useQuery({
+    queryKey: contactKeys.detail(contactId),
+    queryFn: () => api<ContactDetail>("GET", `/contacts/${contactId}`),
+  });
+}
+
+/** What a contact's change may show elsewhere: the contact, the contact list, list member counts. */
+export function useRefreshContact() {
+  const client = useQueryClient();
+  return (contactId: string) => {
+    void client.invalidateQueries({ queryKey: contactKeys.detail(contactId) });
+    void client.invalidateQueries({ queryKey: contactKeys.all });
+    void client.invalidateQueries({ queryKey: listKeys.all });
+  };
+}
+
+/** Creates a contact, or answers the one with the same phone (`created: false`). */
+export function useCreateContact() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      api<ContactJson & { created: boolean }>("POST", "/contacts", body),
+    onSuccess: (c) => {
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      notify(c.created ? "Contact created" : "A contact with this phone already exists: here it is");
+    },
+  });
+}
+
+/** The contact's details (from its form): "Contact updated"; errors go back to the form. */
+export function useUpdateContact(contactId: string) {
+  const refresh = useRefreshContact();
+  return useMutation({
+    mutationFn: (body: Record<string, unknown>) => api("PATCH", `/contacts/${contactId}`, body),
+    onSuccess: () => {
+      notify("Contact updated");
+      refresh(contactId);
+    },
+  });
+}
+
+/** Whether the bot answers the contact (a switch: an error is a notification). */
+export function useSetContactBot(contactId: string) {
+  const refresh = useRefreshContact();
+  return useMutation({
+    mutationFn: (botActive: boolean) => api("PATCH", `/contacts/${contactId}`, { botActive }),
+    onSuccess: () => refresh(contactId),
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+export function useDeleteContact(contactId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api("DELETE", `/contacts/${contactId}`),
+    onSuccess: () => {
+      notify("Contact deleted with its conversation and messages");
+      client.removeQueries({ queryKey: contactKeys.detail(contactId) });
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+    },
+  });
+}

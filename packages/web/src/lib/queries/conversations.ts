@@ -1,0 +1,96 @@
+// The inbox (/app/api/conversations*): the list, one conversation, and what the app changes on it. The
+// live stream (lib/live.ts) invalidates through these keys; a conversation's summary and notes sit
+// under its key, so whatever refreshes it refreshes them too.
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, errorMessage } from "../api.ts";
+import { notify } from "../notify.ts";
+import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../types.ts";
+import { nextCursor } from "./paging.ts";
+
+export type ConversationPatch = Partial<{
+  status: "open" | "resolved";
+  assigneeId: string | null;
+  botPaused: boolean;
+  humanAlert: false;
+}>;
+
+export const conversationKeys = {
+  all: ["conversations"] as const,
+  /** `filters`: the query string of the inbox filters. */
+  list: (filters: string) => [...conversationKeys.all, filters] as const,
+  detail: (conversationId: string) => ["conversation", conversationId] as const,
+  summary: (conversationId: string) => [...conversationKeys.detail(conversationId), "summary"] as const,
+};
+
+/** The inbox list for the filters, 50 a page. */
+export function useConversations(filters: URLSearchParams) {
+  return useInfiniteQuery({
+    queryKey: conversationKeys.list(filters.toString()),
+    queryFn: ({ pageParam }) => {
+      const page = new URLSearchParams(filters);
+      page.set("limit", "50");
+      if (pageParam) page.set("cursor", pageParam);
+      return api<ConversationPage>("GET", `/conversations?${page}`);
+    },
+    initialPageParam: "",
+    getNextPageParam: nextCursor,
+  });
+}
+
+export function useConversation(conversationId: string) {
+  const client = useQueryClient();
+  return useQuery({
+    queryKey: conversationKeys.detail(conversationId),
+    queryFn: async () => {
+      const d = await api<ConversationDetail>("GET", `/conversations/${conversationId}`);
+      // Opening it marks it read: the list's unread badge goes.
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+      return d;
+    },
+  });
+}
+
+export function useConversationSummary(conversationId: string) {
+  return useQuery({
+    queryKey: conversationKeys.summary(conversationId),
+    queryFn: () => api<ConversationSummary>("GET", `/conversations/${conversationId}/summary`),
+  });
+}
+
+/** Refetches the conversation (with its notes and summary) and the inbox list. */
+export function useRefreshConversation() {
+  const client = useQueryClient();
+  return (conversationId: string) => {
+    void client.invalidateQueries({ queryKey: conversationKeys.detail(conversationId) });
+    void client.invalidateQueries({ queryKey: conversationKeys.all });
+  };
+}
+
+export function useUpdateConversation(conversationId: string) {
+  const refresh = useRefreshConversation();
+  return useMutation({
+    mutationFn: (body: ConversationPatch) => api("PATCH", `/conversations/${conversationId}`, body),
+    onSuccess: () => refresh(conversationId),
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+export function useSendMessage(conversationId: string) {
+  return useMutation({
+    mutationFn: (text: string) =>
+      api<Message>("POST", `/conversations/${conversationId}/messages`, { body: text }),
+  });
+}
+
+/** "Typing…" for the customer's widget: best effort, a failure is not worth a word. */
+export function sendTyping(conversationId: string): void {
+  api("POST", `/conversations/${conversationId}/typing`).catch(() => {});
+}
+
+/** Sends a failed reply again. */
+export function useResendMessage(messageId: string) {
+  return useMutation({
+    mutationFn: () => api("POST", `/messages/${messageId}/resend`),
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}

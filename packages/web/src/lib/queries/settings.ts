@@ -1,0 +1,86 @@
+// The account's settings (/app/api/settings*): webhooks, the bot, the API key, the signing secret and
+// the business hours. Business hours sit under the settings' key.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../api.ts";
+import { notify } from "../notify.ts";
+import type { BusinessHours, BusinessHoursState, Settings } from "../types.ts";
+
+export type SettingsPatch = Partial<{
+  webhookUrl: string | null;
+  eventsWebhookUrl: string | null;
+  botActive: boolean;
+  llm: Partial<{ baseUrl: string | null; model: string | null; apiKey: string | null }>;
+}>;
+
+export interface WebhookTestResult {
+  ok: boolean;
+  statusCode: number | null;
+  body: string;
+  error: string | null;
+}
+
+export const settingsKeys = {
+  all: ["settings"] as const,
+  businessHours: () => [...settingsKeys.all, "business-hours"] as const,
+};
+
+export function useSettings(enabled = true) {
+  return useQuery({ queryKey: settingsKeys.all, queryFn: () => api<Settings>("GET", "/settings"), enabled });
+}
+
+/** PATCH /settings; the answer replaces the cached settings. Each section says what it saved. */
+export function useUpdateSettings() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (patch: SettingsPatch) => api<Settings>("PATCH", "/settings", patch),
+    onSuccess: (settings) => client.setQueryData(settingsKeys.all, settings),
+  });
+}
+
+/** Sends a test event to the custom channel webhook. */
+export function useTestWebhook() {
+  return useMutation({ mutationFn: () => api<WebhookTestResult>("POST", "/settings/test-event") });
+}
+
+export function useRevealWebhookSecret() {
+  return useMutation({
+    mutationFn: () => api<{ webhookSecret: string }>("POST", "/settings/webhook-secret/reveal"),
+  });
+}
+
+export function useRotateWebhookSecret() {
+  return useMutation({
+    mutationFn: () => api<{ webhookSecret: string }>("POST", "/settings/webhook-secret/rotate"),
+    onSuccess: () => notify("Signing secret rotated"),
+  });
+}
+
+/** A new API key (the old one stops working); the key is in the answer, shown once. */
+export function useGenerateApiKey() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => api<{ apiKey: string }>("POST", "/settings/api-key"),
+    onSuccess: () => void client.invalidateQueries({ queryKey: settingsKeys.all }),
+  });
+}
+
+export function useBusinessHours(enabled = true) {
+  return useQuery({
+    queryKey: settingsKeys.businessHours(),
+    queryFn: () => api<BusinessHoursState>("GET", "/settings/business-hours"),
+    enabled,
+  });
+}
+
+/** Saves the business hours (null clears them); the answer replaces the cached ones. */
+export function useSaveBusinessHours() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (businessHours: BusinessHours | null) =>
+      api<BusinessHoursState>("PUT", "/settings/business-hours", { businessHours }),
+    onSuccess: (saved) => {
+      notify(saved.businessHours ? "Business hours saved" : "Business hours cleared");
+      client.setQueryData(settingsKeys.businessHours(), saved);
+    },
+  });
+}
