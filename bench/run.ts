@@ -18,7 +18,7 @@ import { seedLookupData } from "./seed.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BIN = path.join(ROOT, "packages/server/bin/parley.js");
-/** The V8 flag `npm start` runs Parley with (docs/decisions.md: the young generation's cap). */
+/** The V8 flag `npm start` runs Parley with (docs/decisions/operations-and-scale.md: the young generation's cap). */
 const PARLEY_NODE_FLAGS = ["--max-semi-space-size=32"];
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const CONNECTIONS = 50;
