@@ -136,59 +136,48 @@ export async function insertEmails(db: Q, rows: NotificationEmailRow[]): Promise
   await db.insertInto("notification_emails").values(rows).execute();
 }
 
-/** Whether the person already has e-mails of this kind waiting for a digest (so a digest job is queued). */
-export async function hasWaitingEmails(
+/** Of these people, those who already have e-mails of this kind waiting (a digest job is queued). */
+export async function peopleWithWaitingEmails(
   db: Q,
   accountId: string,
-  userId: string,
+  userIds: string[],
   kind: string,
-  excludingIds: string[],
-): Promise<boolean> {
-  let q = db
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
     .selectFrom("notification_emails")
-    .select("id")
+    .select("user_id")
+    .distinct()
     .where("account_id", "=", accountId)
-    .where("user_id", "=", userId)
-    .where("kind", "=", kind)
-    .where("batch_id", "is", null);
-  if (excludingIds.length > 0) q = q.where("id", "not in", excludingIds);
-  return (await q.limit(1).executeTakeFirst()) !== undefined;
-}
-
-/** When the oldest e-mail of the person and kind still waiting was written (null: none waits). */
-export async function oldestWaitingAt(
-  db: Q,
-  accountId: string,
-  userId: string,
-  kind: string,
-): Promise<number | null> {
-  const row = await db
-    .selectFrom("notification_emails")
-    .select(sql<number | null>`min(created_at)`.as("at"))
-    .where("account_id", "=", accountId)
-    .where("user_id", "=", userId)
+    .where("user_id", "in", userIds)
     .where("kind", "=", kind)
     .where("batch_id", "is", null)
-    .executeTakeFirst();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+    .execute();
+  return new Set(rows.map((r) => r.user_id));
 }
 
-/** When the person's last digest of this kind was taken (null: never). */
-export async function lastBatchedAt(
+/**
+ * A digest's clock, in one read: when the person's last digest of this kind was taken, and when the
+ * oldest e-mail still waiting was written (null: never / none waits).
+ */
+export async function digestClock(
   db: Q,
   accountId: string,
   userId: string,
   kind: string,
-): Promise<number | null> {
+): Promise<{ lastBatchedAt: number | null; oldestWaitingAt: number | null }> {
   const row = await db
     .selectFrom("notification_emails")
-    .select(sql<number | null>`max(batched_at)`.as("at"))
+    .select([
+      sql<number | null>`max(batched_at)`.as("last"),
+      sql<number | null>`min(case when batch_id is null then created_at end)`.as("oldest"),
+    ])
     .where("account_id", "=", accountId)
     .where("user_id", "=", userId)
     .where("kind", "=", kind)
-    .where("batch_id", "is not", null)
     .executeTakeFirst();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  const num = (v: number | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return { lastBatchedAt: num(row?.last), oldestWaitingAt: num(row?.oldest) };
 }
 
 /**

@@ -181,12 +181,16 @@ async function queueDigests(
   at: number,
 ): Promise<void> {
   if (rows.length === 0) return;
-  const jobs = [];
-  for (const row of rows) {
-    // A digest job is already waiting for this person's earlier ones: it takes this one too.
-    if (await repo.hasWaitingEmails(trx, accountId, row.user_id, kind, [])) continue;
-    jobs.push(digestJob.create({ userId: row.user_id, kind }, { accountId, runAt: at }));
-  }
+  // A digest job already waiting for someone's earlier ones takes this one too.
+  const waiting = await repo.peopleWithWaitingEmails(
+    trx,
+    accountId,
+    rows.map((r) => r.user_id),
+    kind,
+  );
+  const jobs = rows
+    .filter((row) => !waiting.has(row.user_id))
+    .map((row) => digestJob.create({ userId: row.user_id, kind }, { accountId, runAt: at }));
   await repo.insertEmails(trx, rows);
   await enqueueJobs(trx, jobs);
 }
@@ -403,11 +407,15 @@ export function digestHandler(db: Db, config: Config): JobHandler<{ userId: stri
     return db.write(async (trx): Promise<JobResult> => {
       const now = Date.now();
       await repo.lockPerson(trx, accountId, userId, now);
-      const last = await repo.lastBatchedAt(trx, accountId, userId, kind);
+      const { lastBatchedAt: last, oldestWaitingAt: oldest } = await repo.digestClock(
+        trx,
+        accountId,
+        userId,
+        kind,
+      );
       // Too soon after the last e-mail of this kind: everything waiting goes in one, once the gap is over.
       if (last !== null && now < last + gap) return { retryAt: last + gap };
       // A burst is gathered: the e-mail waits a little after the first thing it tells.
-      const oldest = await repo.oldestWaitingAt(trx, accountId, userId, kind);
       if (oldest === null) return undefined;
       if (now < oldest + config.notificationGatherMs)
         return { retryAt: oldest + config.notificationGatherMs };
