@@ -465,38 +465,6 @@ describe("reply delivery to the custom channel webhook URL", () => {
     }
   });
 
-  it("delivers 1,000 sends exactly once each to a receiver that always answers 200", async () => {
-    const acc = await t.account();
-    const rx = await startReceiver();
-    await setWebhook(acc.accountId, rx.url);
-    const ids: string[] = [];
-    for (let batch = 0; batch < 20; batch++) {
-      const answers = await Promise.all(
-        Array.from({ length: 50 }, (_, i) =>
-          send(acc.apiKey, { fromId: `bulk-${(batch * 50 + i) % 100}`, customChannel: "web", body: `n${i}` }),
-        ),
-      );
-      ids.push(...answers.map((a) => a.messageId));
-    }
-    expect(new Set(ids).size).toBe(1000);
-    await settle(() => rx.requests.length >= 1000, 40_000);
-    await t.parley.worker.drain();
-
-    const webhookIds = rx.requests.map((r) => r.headers["webhook-id"] ?? "");
-    const distinct = new Set(webhookIds);
-    expect(distinct.size).toBe(1000);
-    expect(webhookIds.length - distinct.size).toBe(0); // duplicates
-    expect(distinct).toEqual(new Set(ids));
-    const statuses = await t.parley.db.kysely
-      .selectFrom("messages")
-      .select(["status"])
-      .where("account_id", "=", acc.accountId)
-      .execute();
-    expect(statuses.filter((s) => s.status === "sent")).toHaveLength(1000);
-    // Keep-alive: far fewer connections than requests.
-    expect(rx.connections()).toBeLessThan(200);
-  }, 60_000);
-
   it("never delivers an incoming message", async () => {
     const acc = await t.account();
     const rx = await startReceiver();
@@ -669,4 +637,54 @@ describe("account events", () => {
     expect(JSON.parse(row.error ?? "{}")).toMatchObject({ errorClass: "not_configured" });
     expect(await jobsFor(EVENT_DELIVERY_JOB, { eventId })).toHaveLength(0);
   });
+});
+
+// A 400 ms attempt timeout keeps the failure tests short, but on a busy machine a 200 can take longer
+// than that: the attempt then counts as a timeout and is retried (at-least-once, as it must), and the
+// receiver sees the message twice. Exactly once is measured with a timeout no healthy answer reaches.
+describe("reply delivery at volume", () => {
+  let fast: TestApp;
+  beforeAll(async () => {
+    fast = t;
+    t = await startTestApp(
+      { DELIVERY_RETRY_SCHEDULE: "0.05,0.05,0.05", DELIVERY_TIMEOUT_MS: "10000" },
+      { worker: { concurrency: 32, pollIntervalMs: 20, leaseMs: 5_000 } },
+    );
+  });
+  afterAll(async () => {
+    await t?.close();
+    t = fast;
+  });
+
+  it("delivers 1,000 sends exactly once each to a receiver that always answers 200", async () => {
+    const acc = await t.account();
+    const rx = await startReceiver();
+    await setWebhook(acc.accountId, rx.url);
+    const ids: string[] = [];
+    for (let batch = 0; batch < 20; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          send(acc.apiKey, { fromId: `bulk-${(batch * 50 + i) % 100}`, customChannel: "web", body: `n${i}` }),
+        ),
+      );
+      ids.push(...answers.map((a) => a.messageId));
+    }
+    expect(new Set(ids).size).toBe(1000);
+    await settle(() => rx.requests.length >= 1000, 40_000);
+    await t.parley.worker.drain();
+
+    const webhookIds = rx.requests.map((r) => r.headers["webhook-id"] ?? "");
+    const distinct = new Set(webhookIds);
+    expect(distinct.size).toBe(1000);
+    expect(webhookIds.length - distinct.size).toBe(0); // duplicates
+    expect(distinct).toEqual(new Set(ids));
+    const statuses = await t.parley.db.kysely
+      .selectFrom("messages")
+      .select(["status"])
+      .where("account_id", "=", acc.accountId)
+      .execute();
+    expect(statuses.filter((s) => s.status === "sent")).toHaveLength(1000);
+    // Keep-alive: far fewer connections than requests.
+    expect(rx.connections()).toBeLessThan(200);
+  }, 60_000);
 });
