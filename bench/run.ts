@@ -599,6 +599,91 @@ async function widgetBench(database: "sqlite" | "postgres"): Promise<WidgetResul
   };
 }
 
+interface ExportResult {
+  database: "sqlite";
+  kind: "contacts" | "conversations";
+  contacts: number;
+  messages: number;
+  seconds: number;
+  megabytes: number;
+  lines: number;
+  /** The API process's peak RSS before the export (after start) and at its end. */
+  rssBeforeMb: number;
+  peakRssMb: number;
+  /**
+   * The highest anonymous RSS sampled during the export (every 50 ms): the process's own memory,
+   * without the database file pages SQLite maps (PRAGMA mmap_size, up to 256 MB, shared with the page
+   * cache and given back under pressure), which VmHWM counts too.
+   */
+  peakAnonMb: number;
+}
+
+const EXPORT_CONTACTS = Number(process.env.BENCH_EXPORT ?? 1_000_000);
+
+/** GET path over HTTPS, counting bytes and lines as they stream in. */
+function download(port: number, urlPath: string): Promise<{ bytes: number; lines: number; seconds: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: "127.0.0.1", port, path: urlPath, rejectUnauthorized: false }, (res) => {
+        if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
+        let bytes = 0;
+        let lines = 0;
+        res.on("data", (c: Buffer) => {
+          bytes += c.length;
+          for (let i = c.indexOf(10); i >= 0; i = c.indexOf(10, i + 1)) lines++;
+        });
+        res.on("end", () => resolve({ bytes, lines, seconds: (performance.now() - t0) / 1000 }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** Exports at size (issue 38: a million contacts under 300 MB): each kind once, in a fresh API process. */
+async function exportBench(): Promise<ExportResult[]> {
+  const dataDir = tmpDir();
+  const env = childEnv(dataDir, null);
+  const account = (await cli(
+    ["account", "create", "--email", "export@example.com", "--password", "bench-password"],
+    env,
+  )) as { accountId: string; apiKey: string };
+  log(`export: seeding ${EXPORT_CONTACTS} contacts, a conversation and 2 messages each`);
+  seedLookupData(path.join(dataDir, "parley.sqlite"), account.accountId, EXPORT_CONTACTS, 2);
+  const out: ExportResult[] = [];
+  for (const kind of ["contacts", "conversations"] as const) {
+    const api = await serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env);
+    const pid = api.child.pid!;
+    const rssBeforeMb = peakRssMb(pid);
+    let peakAnonMb = 0;
+    const sampler = setInterval(() => {
+      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+      const kb = Number(/RssAnon:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peakAnonMb = Math.max(peakAnonMb, Math.round(kb / 1024));
+    }, 50);
+    const got = await download(api.port, `/v1/exports/${kind}?format=csv&apiKey=${account.apiKey}`);
+    clearInterval(sampler);
+    const peak = peakRssMb(pid);
+    log(
+      `export ${kind}: ${got.lines} lines, ${Math.round(got.bytes / 2 ** 20)} MB in ${got.seconds.toFixed(1)} s, peak RSS ${peak} MB, peak anonymous RSS ${peakAnonMb} MB`,
+    );
+    out.push({
+      database: "sqlite",
+      kind,
+      contacts: EXPORT_CONTACTS,
+      messages: EXPORT_CONTACTS * 2,
+      seconds: Math.round(got.seconds * 10) / 10,
+      megabytes: Math.round(got.bytes / 2 ** 20),
+      lines: got.lines,
+      rssBeforeMb,
+      peakRssMb: peak,
+      peakAnonMb,
+    });
+    await api.stop();
+  }
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  return out;
+}
+
 type SectionTimes = {
   widget?: string | null;
   ingestion: string | null;
@@ -606,6 +691,7 @@ type SectionTimes = {
   lookup: string | null;
   inbox?: string | null;
   import?: string | null;
+  export?: string | null;
 };
 
 function markdown(r: {
@@ -618,6 +704,7 @@ function markdown(r: {
   inbox?: InboxResult[];
   import?: ImportResult[];
   widget?: WidgetResult[];
+  export?: ExportResult[];
 }): string {
   const t = r.sectionsRanAt;
   const when =
@@ -709,12 +796,24 @@ function markdown(r: {
       );
     }
   }
+  if (r.export?.length) {
+    lines.push(
+      "",
+      `| CSV export (GET /v1/exports/…, ran ${t.export ?? "never"}; target: < 300 MB at 1,000,000 contacts) | contacts | messages | lines | MB | seconds | RSS at start MB | peak RSS MB (with SQLite's mapped file) | peak anonymous RSS MB |`,
+      "|---|---|---|---|---|---|---|---|---|",
+    );
+    for (const e of r.export) {
+      lines.push(
+        `| ${e.kind}, ${e.database} | ${e.contacts} | ${e.messages} | ${e.lines} | ${e.megabytes} | ${e.seconds} | ${e.rssBeforeMb} | ${e.peakRssMb} | **${e.peakAnonMb ?? "–"}** |`,
+      );
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
-const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import,widget").split(",");
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import,widget,export").split(",");
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
@@ -730,6 +829,7 @@ const results = {
     inbox: ranAt,
     import: ranAt,
     widget: ranAt,
+    export: ranAt,
   } as SectionTimes,
   ingestion: [] as IngestionResult[],
   drain: [] as DrainResult[],
@@ -737,6 +837,7 @@ const results = {
   inbox: [] as InboxResult[],
   import: [] as ImportResult[],
   widget: [] as WidgetResult[],
+  export: [] as ExportResult[],
 };
 /**
  * A PostgreSQL cluster of the bench's own (as .ci/run starts one): initdb into a temporary folder, on a
@@ -819,8 +920,9 @@ if (only.includes("lookup")) results.lookup = await lookups();
 if (only.includes("inbox")) for (const d of databases) results.inbox.push(await inbox(d));
 if (only.includes("import")) for (const d of databases) results.import.push(await importBench(d));
 if (only.includes("widget")) for (const d of databases) results.widget.push(await widgetBench(d));
+if (only.includes("export")) results.export = await exportBench();
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
-for (const section of ["ingestion", "drain", "lookup", "inbox", "import", "widget"] as const) {
+for (const section of ["ingestion", "drain", "lookup", "inbox", "import", "widget", "export"] as const) {
   if (only.includes(section)) continue;
   results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
 }
@@ -831,6 +933,7 @@ if (previous) {
   if (!only.includes("inbox")) results.inbox = previous.inbox ?? [];
   if (!only.includes("import")) results.import = previous.import ?? [];
   if (!only.includes("widget")) results.widget = previous.widget ?? [];
+  if (!only.includes("export")) results.export = previous.export ?? [];
 }
 const md = markdown(results);
 process.stdout.write(md);

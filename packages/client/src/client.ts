@@ -142,6 +142,9 @@ export class Parley {
     /** DELETE /v1/contacts/{id}: erases the contact with its conversation, messages and attachments. */
     delete: (contactId: string, o?: RequestOptions) =>
       this.#call("deleteContact", { params: { contactId }, options: o }),
+    /** POST /v1/contacts/bulk: label, unlabel or delete up to 500 contacts in one transaction. */
+    bulk: (body: RequestBody<"bulkContacts">, o?: RequestOptions) =>
+      this.#call("bulkContacts", { body, options: o }),
     get: (contactId: string, o?: RequestOptions) =>
       this.#call("getContact", { params: { contactId }, options: o }),
     update: (contactId: string, body: RequestBody<"updateContact">, o?: RequestOptions) =>
@@ -170,6 +173,32 @@ export class Parley {
     },
   };
 
+  /**
+   * The account's data as a download, streamed: the answer is the fetch Response, whose body is the
+   * file (CSV by default, or JSON Lines with `{ format: "jsonl" }`); read it with `res.body` or `res.text()`.
+   */
+  readonly exports = {
+    contacts: async (query?: QueryParams<"exportContacts">, o?: RequestOptions): Promise<Response> =>
+      (await this.#call("exportContacts", { query, options: o, raw: true })) as unknown as Response,
+    conversations: async (
+      query?: QueryParams<"exportConversations">,
+      o?: RequestOptions,
+    ): Promise<Response> =>
+      (await this.#call("exportConversations", { query, options: o, raw: true })) as unknown as Response,
+  };
+
+  /** Account-wide snippets the web app's reply box inserts by "/shortcut". */
+  readonly cannedReplies = {
+    create: (body: RequestBody<"createCannedReply">, o?: RequestOptions) =>
+      this.#call("createCannedReply", { body, options: o }),
+    list: (query?: QueryParams<"listCannedReplies">, o?: RequestOptions) =>
+      this.#call("listCannedReplies", { query, options: o }),
+    update: (cannedReplyId: string, body: RequestBody<"updateCannedReply">, o?: RequestOptions) =>
+      this.#call("updateCannedReply", { params: { cannedReplyId }, body, options: o }),
+    delete: (cannedReplyId: string, o?: RequestOptions) =>
+      this.#call("deleteCannedReply", { params: { cannedReplyId }, options: o }),
+  };
+
   readonly lists = {
     create: (body: RequestBody<"createList">, o?: RequestOptions) =>
       this.#call("createList", { body, options: o }),
@@ -182,6 +211,9 @@ export class Parley {
       this.#call("deleteList", { params: { listId }, options: o }),
     addContact: (listId: string, contactId: string, o?: RequestOptions) =>
       this.#call("addContactToList", { params: { listId }, body: { contactId }, options: o }),
+    /** POST /v1/lists/{id}/contacts/bulk: up to 500 contacts at once (added, alreadyMembers, notFound). */
+    addContacts: (listId: string, contactIds: string[], o?: RequestOptions) =>
+      this.#call("addContactsToList", { params: { listId }, body: { contactIds }, options: o }),
     contacts: (listId: string, query?: QueryParams<"listListContacts">, o?: RequestOptions) =>
       this.#call("listListContacts", { params: { listId }, query, options: o }),
     removeContact: (listId: string, contactId: string, o?: RequestOptions) =>
@@ -218,6 +250,9 @@ export class Parley {
       this.#call("listConversations", { query, options: o }),
     get: (conversationId: string, o?: RequestOptions) =>
       this.#call("getConversation", { params: { conversationId }, options: o }),
+    /** POST /v1/conversations/bulk: assign, resolve, reopen, label or unlabel up to 500 at once. */
+    bulk: (body: RequestBody<"bulkConversations">, o?: RequestOptions) =>
+      this.#call("bulkConversations", { body, options: o }),
     reply: (conversationId: string, body: RequestBody<"replyInConversation">, o?: RequestOptions) =>
       this.#call("replyInConversation", { params: { conversationId }, body, options: o }),
     setBot: (conversationId: string, body: RequestBody<"setConversationBot">, o?: RequestOptions) =>

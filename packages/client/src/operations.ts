@@ -35,13 +35,24 @@ export const OPERATIONS = {
     idempotent: true,
   },
   deleteContact: { method: "delete", path: "/v1/contacts/{contactId}", idempotent: true },
+  exportContacts: { method: "get", path: "/v1/exports/contacts", idempotent: true },
+  exportConversations: { method: "get", path: "/v1/exports/conversations", idempotent: true },
+  // One transaction: labels and erasure are the same twice; "updated" counts the rows either way.
+  bulkContacts: { method: "post", path: "/v1/contacts/bulk", idempotent: true },
   listContactMessages: { method: "get", path: "/v1/contacts/{contactId}/messages", idempotent: true },
+  // A repeat of a create answers 409 CANNED_REPLY_EXISTS (the shortcut is taken by the first).
+  createCannedReply: { method: "post", path: "/v1/canned-replies", idempotent: false },
+  listCannedReplies: { method: "get", path: "/v1/canned-replies", idempotent: true },
+  updateCannedReply: { method: "patch", path: "/v1/canned-replies/{cannedReplyId}", idempotent: true },
+  deleteCannedReply: { method: "delete", path: "/v1/canned-replies/{cannedReplyId}", idempotent: true },
   createList: { method: "post", path: "/v1/lists", idempotent: false },
   listLists: { method: "get", path: "/v1/lists", idempotent: true },
   getList: { method: "get", path: "/v1/lists/{listId}", idempotent: true },
   renameList: { method: "patch", path: "/v1/lists/{listId}", idempotent: true },
   deleteList: { method: "delete", path: "/v1/lists/{listId}", idempotent: true },
   addContactToList: { method: "post", path: "/v1/lists/{listId}/contacts", idempotent: false },
+  // Members already there are counted, never duplicated: a repeat changes nothing.
+  addContactsToList: { method: "post", path: "/v1/lists/{listId}/contacts/bulk", idempotent: true },
   listListContacts: { method: "get", path: "/v1/lists/{listId}/contacts", idempotent: true },
   removeContactFromList: {
     method: "delete",
@@ -59,6 +70,8 @@ export const OPERATIONS = {
     path: "/v1/conversations/{conversationId}/messages",
     idempotent: false,
   },
+  // Assign, resolve, reopen, label: setting a state, the same twice.
+  bulkConversations: { method: "post", path: "/v1/conversations/bulk", idempotent: true },
   listConversations: { method: "get", path: "/v1/conversations", idempotent: true },
   getConversation: { method: "get", path: "/v1/conversations/{conversationId}", idempotent: true },
   setConversationBot: { method: "post", path: "/v1/conversations/{conversationId}/bot", idempotent: false },

@@ -138,11 +138,25 @@ describe("Parley client against a real server", () => {
     for (const m of more) await parley.lists.removeContact(list.id, m.id);
     await parley.lists.removeContact(list.id, c.id);
     expect((await parley.lists.contacts(list.id)).data).toEqual([]);
+    const several = await parley.lists.addContacts(list.id, [c.id, "ct_missing"]);
+    expect(several).toMatchObject({ added: 1, alreadyMembers: 0, notFound: ["ct_missing"] });
     const err = await parley.lists.addContact("list_missing", c.id).catch((e) => e);
     expect(err).toMatchObject({ status: 404, code: "LIST_NOT_FOUND" });
     expect((await parley.lists.rename(list.id, "Renamed")).name).toBe("Renamed");
     expect(await parley.lists.delete(list.id)).toEqual({ success: true, listId: list.id });
     expect(await parley.lists.get(list.id).catch((e) => e)).toMatchObject({ status: 404 });
+  });
+
+  it("creates, lists, updates and deletes canned replies", async () => {
+    const reply = await parley.cannedReplies.create({ shortcut: "hours", title: "Hours", body: "9 to 5" });
+    expect(reply).toMatchObject({ shortcut: "hours", title: "Hours", body: "9 to 5" });
+    const dup = await parley.cannedReplies
+      .create({ shortcut: "hours", title: "x", body: "y" })
+      .catch((e) => e);
+    expect(dup).toMatchObject({ status: 409, code: "CANNED_REPLY_EXISTS" });
+    expect((await parley.cannedReplies.list({ limit: 10 })).data.map((r) => r.id)).toEqual([reply.id]);
+    expect((await parley.cannedReplies.update(reply.id, { body: "10 to 6" })).body).toBe("10 to 6");
+    expect(await parley.cannedReplies.delete(reply.id)).toEqual({ success: true, cannedReplyId: reply.id });
   });
 
   it("imports contacts from a CSV and reads the rejected rows", async () => {
@@ -161,10 +175,29 @@ describe("Parley client against a real server", () => {
     );
   });
 
+  it("exports contacts as CSV and conversations as JSON Lines, streamed", async () => {
+    await parley.contacts.create({ email: "exported@example.com", firstName: "Ex" });
+    const contacts = await parley.exports.contacts();
+    expect(contacts.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(await contacts.text()).toMatch(
+      /^id,firstName,[^\n]*\n(.*\n)*ct_[^,]+,Ex,,,exported@example\.com,/,
+    );
+    const conversations = await parley.exports.conversations({ format: "jsonl" });
+    expect(conversations.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
+    for (const line of (await conversations.text()).split("\n").filter(Boolean)) {
+      expect(JSON.parse(line)).toHaveProperty("messages");
+    }
+  });
+
   it("lists, labels and deletes contacts", async () => {
     const c = await parley.contacts.create({ email: "labelled@example.com", labels: ["sdk"] });
     const page = await parley.contacts.list({ label: "sdk" });
     expect(page.data.map((x) => x.id)).toEqual([c.id]);
+    expect(await parley.contacts.bulk({ ids: [c.id], action: "label", label: "bulk" })).toEqual({
+      updated: 1,
+      notFound: [],
+    });
+    expect((await parley.contacts.get(c.id)).labels).toEqual(["sdk", "bulk"]);
     expect(await parley.contacts.delete(c.id)).toMatchObject({ success: true, contactId: c.id });
     expect((await parley.contacts.list({ label: "sdk" })).data).toEqual([]);
   });
@@ -222,6 +255,10 @@ describe("Parley client against a real server", () => {
     const reply = await parley.conversations.reply(conv.id, { body: "A person answers" });
     expect(reply).toMatchObject({ id: expect.any(String), body: "A person answers" });
     await parley.conversations.setBot(conv.id, { active: false });
+    expect(await parley.conversations.bulk({ ids: [conv.id], action: "resolve" })).toEqual({
+      updated: 1,
+      notFound: [],
+    });
     const summary = await parley.conversations.summary(conv.id);
     expect(summary).toMatchObject({ conversationId: conv.id, engine: "builtin", summary: null });
     expect(await parley.conversations.functionCalls(conv.id)).toEqual({ data: [] });

@@ -1,10 +1,18 @@
-// Drift: the committed types must be what the live server document produces, and the client's operation
-// table must name every /v1 operation of the document (same method, path, operationId, key transport).
+// Drift: the committed types (the SDK's, and the web app's for /app/api) must be what the live server
+// document produces, and the client's operation table must name every /v1 operation of the document
+// (same method, path, operationId, key transport).
 // When this fails after a server change: `npm run generate -w @parley/client`, then add or fix the row
 // in src/operations.ts and the method in src/client.ts (the type checker shows what changed).
 import fs from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { GENERATED_FILE, liveDocument, type OpenApiDocument, renderTypes } from "../scripts/openapi.ts";
+import {
+  APP_GENERATED_FILE,
+  GENERATED_FILE,
+  liveDocument,
+  type OpenApiDocument,
+  renderAppTypes,
+  renderTypes,
+} from "../scripts/openapi.ts";
 import { OPERATIONS } from "../src/operations.ts";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
@@ -20,6 +28,26 @@ describe("generated types and operation table against the live OpenAPI document"
     const actual = fs.readFileSync(GENERATED_FILE, "utf8");
     // A plain comparison: on a difference, vitest prints the diff; regenerate to fix.
     expect(actual).toBe(expected);
+  });
+
+  it("the web app's lib/generated/app-api.ts is what `npm run generate` writes from the live document", async () => {
+    const expected = await renderAppTypes(doc);
+    const actual = fs.readFileSync(APP_GENERATED_FILE, "utf8");
+    expect(actual).toBe(expected);
+  });
+
+  it("every /app/api operation declares its answer (the web app's types come from it)", () => {
+    const undeclared: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith("/app/api/")) continue;
+      for (const method of METHODS) {
+        const op = item[method] as { operationId?: string; responses?: Record<string, unknown> } | undefined;
+        if (op && !Object.keys(op.responses ?? {}).some((status) => status.startsWith("2"))) {
+          undeclared.push(`${method.toUpperCase()} ${path} ${op.operationId ?? ""}`);
+        }
+      }
+    }
+    expect(undeclared, "/app/api routes without a response schema").toEqual([]);
   });
 
   it("every /v1 operation of the document has a client operation, and every client operation exists", () => {

@@ -394,6 +394,7 @@ const API_TAGS = [
   { name: "lists", description: "Contact lists and their members" },
   { name: "messages", description: "Incoming and outgoing custom channel messages, history, resend" },
   { name: "conversations", description: "Conversations and their bot state" },
+  { name: "canned-replies", description: "Canned replies: account-wide snippets for the reply box" },
   { name: "campaigns", description: "Bot campaigns: instructions, knowledge, routing" },
   { name: "channels", description: "Built-in channels: the web chat widget (more to come)" },
   { name: "subaccounts", description: "Agencies: sub-accounts, credit grants, auto-recharge" },

@@ -39,6 +39,11 @@ describe("parley CLI", () => {
       "031_business_hours",
       "032_password_resets",
       "033_conversation_notes",
+      "034_message_search",
+      "035_canned_replies",
+      "036_conversation_events",
+      "037_conversation_reads",
+      "038_export_order_indexes",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -52,6 +52,11 @@ describe("migrations", () => {
         "031_business_hours",
         "032_password_resets",
         "033_conversation_notes",
+        "034_message_search",
+        "035_canned_replies",
+        "036_conversation_events",
+        "037_conversation_reads",
+        "038_export_order_indexes",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -23,6 +23,9 @@ const OWNER: Record<string, string> = {
   list_members: "lists",
   conversations: "conversations",
   conversation_notes: "notes",
+  canned_replies: "canned-replies",
+  conversation_events: "conversations",
+  conversation_reads: "conversations",
   messages: "messaging",
   delivery_attempts: "delivery",
   events: "delivery",
@@ -39,6 +42,8 @@ const OWNER: Record<string, string> = {
   bot_function_calls: "bot",
   bot_replies: "bot",
   conversation_summaries: "bot",
+  // Written by triggers on messages (migration 034_message_search), never by code.
+  message_search: "messaging",
 };
 
 function sourceFiles(dir: string): string[] {

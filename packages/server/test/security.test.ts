@@ -53,6 +53,27 @@ const TABLE: Record<string, Row> = {
     auth: "key",
     foreign: (w) => `/v1/contacts/${w.b.contactId}/messages`,
   },
+  "GET /v1/exports/contacts": { auth: "key", list: () => "/v1/exports/contacts?format=jsonl" },
+  "GET /v1/exports/conversations": { auth: "key", list: () => "/v1/exports/conversations?format=jsonl" },
+  "POST /v1/canned-replies": key,
+  "GET /v1/canned-replies": { auth: "key", list: () => "/v1/canned-replies" },
+  "PATCH /v1/canned-replies/:cannedReplyId": {
+    auth: "key",
+    foreign: (w) => `/v1/canned-replies/${w.b.cannedReplyId}`,
+    body: () => ({ title: "taken over" }),
+  },
+  "DELETE /v1/canned-replies/:cannedReplyId": {
+    auth: "key",
+    foreign: (w) => `/v1/canned-replies/${w.b.cannedReplyId}`,
+  },
+  // Bulk: another tenant's ids in the body are reported in notFound and left alone (test/bulk.test.ts).
+  "POST /v1/contacts/bulk": key,
+  "POST /v1/conversations/bulk": key,
+  "POST /v1/lists/:listId/contacts/bulk": {
+    auth: "key",
+    foreign: (w) => `/v1/lists/${w.b.listId}/contacts/bulk`,
+    body: (w) => ({ contactIds: [w.b.contactId] }),
+  },
   "POST /v1/lists": key,
   "GET /v1/lists": { auth: "key", list: () => "/v1/lists" },
   "GET /v1/lists/:listId": { auth: "key", foreign: (w) => `/v1/lists/${w.b.listId}` },
@@ -203,6 +224,7 @@ const APP_OPEN = new Set([
   "GET /app/api/onboarding",
   "POST /app/api/onboarding",
   "POST /app/api/session",
+  "GET /app/api/session/state",
   "GET /app/api/invites/:token",
   "POST /app/api/invites/:token/accept",
   "POST /app/api/password-resets",
@@ -301,6 +323,7 @@ describe("route-security table", () => {
             w.b.campaignId,
             w.b.inboundMessageId,
             w.b.accountId,
+            w.b.cannedReplyId,
           ];
     for (const [route, row] of Object.entries(TABLE)) {
       if (!row.list) continue;

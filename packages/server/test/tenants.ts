@@ -17,6 +17,7 @@ export interface Tenant {
   importId: string;
   /** A web chat widget channel. */
   channelId: string;
+  cannedReplyId: string;
 }
 
 export interface Agency {
@@ -100,6 +101,11 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     name: `widget ${n}`,
     config: { allowedOrigins: [`https://shop${n}.example`] },
   });
+  const canned = await call<{ id: string }>(t, "POST", "/v1/canned-replies", acc.apiKey, {
+    shortcut: `hours${n}`,
+    title: "Opening hours",
+    body: "Hi {{firstName}}, we are open 9 to 5.",
+  });
   return {
     accountId: acc.accountId,
     apiKey: acc.apiKey,
@@ -113,6 +119,7 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     campaignId: campaign.id,
     importId: imported.importId,
     channelId: channel.id,
+    cannedReplyId: canned.id,
   };
 }
 

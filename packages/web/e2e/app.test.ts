@@ -163,7 +163,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app, part 1", () => 
     await incoming("maria-1001", "Are you open on Sunday?", "sid-2");
     await thread().getByText("Are you open on Sunday?").waitFor();
     const failed = page.locator('[data-status="failed"]');
-    await failed.getByText("Failed", { exact: true }).waitFor();
+    // One retry is scheduled (DELIVERY_RETRY_SCHEDULE=3600): the badge says when, until the last attempt.
+    await failed.getByText(/^Failed, retrying at \d{2}:\d{2} \(attempt 2 of 2\)$/).waitFor();
     await failed.getByText("Receiver answered 500").waitFor();
     await failed.getByText("receiver is down").waitFor();
     await failed.getByRole("button", { name: /Delivery attempts/ }).click();

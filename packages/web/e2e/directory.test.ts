@@ -269,6 +269,24 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: contacts, lists
     await page.getByRole("table", { name: "Contacts" }).getByRole("link", { name: "Lin Park" }).waitFor();
   });
 
+  it("exports the contacts from Settings: the downloaded CSV holds the imported ones, spreadsheet-safe", async () => {
+    await page.getByRole("link", { name: "Settings", exact: true }).click();
+    const section = page.getByRole("region", { name: "Export data" });
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      section.getByRole("link", { name: "Export contacts (CSV)" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^contacts-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = fs.readFileSync((await download.path()) ?? "", "utf8");
+    expect(csv.split("\n")[0]).toBe(
+      "id,firstName,lastName,phone,email,channelId,labels,lists,botActive,smsOptedOutAt,createdAt,updatedAt",
+    );
+    // A phone starts with "+": a spreadsheet would read it as a formula, so it carries an apostrophe.
+    expect(csv).toMatch(/\nct_[^,]+,Lin,Park,'\+14155550201,lin@example\.com,/);
+    expect(csv).toMatch(/\nct_[^,]+,Kai,Lee,,kai@example\.com,/);
+    await expectAccessible(page, "settings with exports");
+  });
+
   it("an outgoing message goes to every member of a list with a custom channel id, once", async () => {
     const list = (await (
       await api.post(`/v1/lists?apiKey=${apiKey}`, { data: { name: "Spring customers" } })

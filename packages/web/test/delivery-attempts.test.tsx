@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
-import type { DeliveryAttempt, Message } from "../src/lib/types.ts";
+import type { DeliveryAttempt, Message } from "../src/lib/api-types.ts";
 import { MessageItem } from "../src/pages/inbox/MessageItem.tsx";
 import { render } from "./render.tsx";
 
@@ -8,7 +8,7 @@ const attempt = (n: number, patch: Partial<DeliveryAttempt> = {}): DeliveryAttem
   id: `da_${n}`,
   url: "https://example.com/hook",
   attemptNumber: n,
-  trigger: "automatic",
+  trigger: "scheduled",
   attemptedAt: "2026-01-02T10:00:00Z",
   durationMs: 120,
   statusCode: 500,
@@ -32,6 +32,8 @@ const message = (patch: Partial<Message>): Message => ({
   deliveryAttempts: [],
   media: null,
   reactions: [],
+  llmTokens: null,
+  retry: null,
   createdAt: "2026-01-02T10:00:00Z",
   ...patch,
 });
@@ -47,7 +49,7 @@ describe("a reply's delivery attempts", () => {
               statusCode: null,
               errorClass: "timeout",
               errorMessage: "no answer in 10 s",
-              durationMs: null,
+              durationMs: 10_000,
             }),
             attempt(3, { statusCode: 200, trigger: "manual" }),
           ],

@@ -1,6 +1,6 @@
 import { fireEvent, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import type { Session } from "../src/lib/types.ts";
+import type { Session } from "../src/lib/api-types.ts";
 import { ConversationList } from "../src/pages/inbox/ConversationList.tsx";
 import { emptyPage, render } from "./render.tsx";
 

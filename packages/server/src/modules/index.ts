@@ -3,11 +3,13 @@ import type { Module } from "../context.ts";
 import { accountsModule } from "./accounts/index.ts";
 import { appApiModule } from "./app-api/index.ts";
 import { botModule } from "./bot/index.ts";
+import { cannedRepliesModule } from "./canned-replies/index.ts";
 import { channelsModule } from "./channels/index.ts";
 import { contactsModule } from "./contacts/index.ts";
 import { conversationsModule } from "./conversations/index.ts";
 import { creditsModule } from "./credits/index.ts";
 import { deliveryModule } from "./delivery/index.ts";
+import { exportsModule } from "./exports/index.ts";
 import { importsModule } from "./imports/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
@@ -26,12 +28,14 @@ export const MODULES: Module[] = [
   deliveryModule,
   notificationsModule,
   notesModule,
+  cannedRepliesModule,
   botModule,
   creditsModule,
   reportsModule,
   importsModule,
   outgoingModule,
   channelsModule,
+  exportsModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

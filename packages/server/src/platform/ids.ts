@@ -25,6 +25,8 @@ export const ID_PREFIXES = {
   notification: "ntf",
   notificationEmail: "nem",
   note: "nt",
+  conversationEvent: "cve",
+  cannedReply: "cr",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -2,10 +2,11 @@ import { AppShell, Burger, Button, Group, Menu, NavLink, Stack, Text, UnstyledBu
 import { useDisclosure } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useLocation, useNavigate } from "react-router";
+import { useInboxAlerts } from "../lib/alerts.ts";
+import type { Session } from "../lib/api-types.ts";
 import { useLiveUpdates } from "../lib/live.ts";
 import { signOut as endSession } from "../lib/queries/auth.ts";
 import { canManage, useSetSession } from "../lib/session.ts";
-import type { Session } from "../lib/types.ts";
 import { NotificationBell } from "./NotificationBell.tsx";
 
 const NAV = [
@@ -23,6 +24,8 @@ export function AppLayout({ session }: { session: Session }) {
   const setSession = useSetSession();
   const queryClient = useQueryClient();
   useLiveUpdates(true);
+  // The unread count in the tab title, and the person's alerts.
+  useInboxAlerts(session.user.id);
 
   const signOut = async () => {
     try {

@@ -1,6 +1,7 @@
 // A small icon per channel type, with the type's name for screen readers and as a tooltip.
+
+import type { ChannelKind } from "../lib/api-types.ts";
 import { channelKindLabel } from "../lib/channels.ts";
-import type { ChannelKind } from "../lib/types.ts";
 
 const PATHS: Record<ChannelKind | "deleted", string[]> = {
   // A speech bubble in a browser window.

@@ -1,4 +1,4 @@
-import { Button, Table } from "@mantine/core";
+import { Button, Checkbox, Table } from "@mantine/core";
 import type { ReactNode } from "react";
 import { ErrorState, LoadingState } from "./States.tsx";
 
@@ -11,6 +11,14 @@ interface TableQuery {
   hasNextPage?: boolean;
   isFetchingNextPage?: boolean;
   fetchNextPage?: () => unknown;
+}
+
+/** Optional row selection (bulk actions): a checkbox per row and one for every row shown. */
+export interface TableSelection<Row> {
+  selected: ReadonlySet<string>;
+  onChange: (next: Set<string>) => void;
+  /** The row as named in its checkbox: "Select <name>". */
+  rowName: (row: Row) => string;
 }
 
 /**
@@ -30,8 +38,18 @@ export function PagedTable<Row extends { id: string }>(props: {
   highlightOnHover?: boolean;
   /** The row's cells. */
   cells: (row: Row) => ReactNode;
+  selection?: TableSelection<Row>;
 }) {
-  const { query, rows } = props;
+  const { query, rows, selection } = props;
+  const shown = rows ?? [];
+  const selectedShown = selection ? shown.filter((r) => selection.selected.has(r.id)).length : 0;
+  const toggle = (id: string, on: boolean) => {
+    if (!selection) return;
+    const next = new Set(selection.selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    selection.onChange(next);
+  };
   return (
     <>
       {query.isPending && <LoadingState label={props.loadingLabel} />}
@@ -42,6 +60,20 @@ export function PagedTable<Row extends { id: string }>(props: {
           <Table striped highlightOnHover={props.highlightOnHover} aria-label={props.label}>
             <Table.Thead>
               <Table.Tr>
+                {selection && (
+                  <Table.Th w={40}>
+                    <Checkbox
+                      aria-label="Select all on this page"
+                      checked={selectedShown > 0 && selectedShown === shown.length}
+                      indeterminate={selectedShown > 0 && selectedShown < shown.length}
+                      onChange={(e) =>
+                        selection.onChange(
+                          e.currentTarget.checked ? new Set(shown.map((r) => r.id)) : new Set(),
+                        )
+                      }
+                    />
+                  </Table.Th>
+                )}
                 {props.columns.map((column) => (
                   <Table.Th key={column}>{column}</Table.Th>
                 ))}
@@ -49,7 +81,18 @@ export function PagedTable<Row extends { id: string }>(props: {
             </Table.Thead>
             <Table.Tbody>
               {rows.map((row) => (
-                <Table.Tr key={row.id}>{props.cells(row)}</Table.Tr>
+                <Table.Tr key={row.id}>
+                  {selection && (
+                    <Table.Td>
+                      <Checkbox
+                        aria-label={`Select ${selection.rowName(row)}`}
+                        checked={selection.selected.has(row.id)}
+                        onChange={(e) => toggle(row.id, e.currentTarget.checked)}
+                      />
+                    </Table.Td>
+                  )}
+                  {props.cells(row)}
+                </Table.Tr>
               ))}
             </Table.Tbody>
           </Table>

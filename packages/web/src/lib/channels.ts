@@ -1,5 +1,5 @@
 // Names of the channel types as people read them (the API's type ids are for machines).
-import type { ChannelKind, ChannelType } from "./types.ts";
+import type { ChannelKind, ChannelType } from "./api-types.ts";
 
 export const CHANNEL_TYPE_LABELS: Record<ChannelKind, string> = {
   custom: "Custom channel",
@@ -216,4 +216,15 @@ export function textOn(hex: string): "#000000" | "#ffffff" {
   const l = 0.2126 * lin(m[1]!) + 0.7152 * lin(m[2]!) + 0.0722 * lin(m[3]!);
   // Contrast against white (1.05 / (l + 0.05)) against black ((l + 0.05) / 0.05): take the larger.
   return 1.05 / (l + 0.05) >= (l + 0.05) / 0.05 ? "#ffffff" : "#000000";
+}
+
+/** The website chat's settings as the app edits them (a channel's `config` is free-form on the server). */
+export interface WebChannelConfig {
+  allowedOrigins: string[];
+  title: string;
+  greeting: string;
+  color: string;
+  position: "right" | "left";
+  collectEmail: boolean;
+  showAgentName: boolean;
 }

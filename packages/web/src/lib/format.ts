@@ -1,3 +1,5 @@
+import type { ContactJson, Conversation } from "./api-types.ts";
+
 const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 const dayTime = new Intl.DateTimeFormat(undefined, {
   month: "short",
@@ -24,3 +26,14 @@ export function fullTime(isoString: string | null | undefined): string {
 /** Credits as people read them: up to 2 decimals, grouped. */
 export const credits = (n: number) =>
   n.toLocaleString(undefined, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+
+/** How the inbox names a conversation's contact. */
+export function contactLabel(c: Conversation["contact"]): string {
+  return c.name ?? c.fromId ?? c.phone ?? c.email ?? "Unknown contact";
+}
+
+/** How the contact pages name a contact. */
+export function contactName(c: Pick<ContactJson, "firstName" | "lastName" | "phone" | "email">): string {
+  const name = [c.firstName, c.lastName].filter(Boolean).join(" ");
+  return name || c.phone || c.email || "Unnamed contact";
+}

@@ -1,23 +1,18 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ApiError, api, setCsrfToken } from "./api.ts";
-import type { Session } from "./types.ts";
+import { api, setCsrfToken } from "./api.ts";
+import type { Session } from "./api-types.ts";
 
 export const SESSION_KEY = ["session"] as const;
 
-/** The signed-in person, or null when nobody is (a 401 is an answer here, not an error). */
+/**
+ * The signed-in person, or null when nobody is. Asked of /session/state, which answers 200 either
+ * way: a signed-out page logs no 401 in the browser's console.
+ */
 export async function fetchSession(): Promise<Session | null> {
-  try {
-    const session = await api<Session>("GET", "/session");
-    setCsrfToken(session.csrfToken);
-    return session;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      setCsrfToken(null);
-      return null;
-    }
-    throw err;
-  }
+  const state = await api<{ signedIn: boolean; session?: Session }>("GET", "/session/state");
+  setCsrfToken(state.session?.csrfToken ?? null);
+  return state.signedIn && state.session ? state.session : null;
 }
 
 export function useSession() {

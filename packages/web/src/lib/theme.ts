@@ -4,6 +4,7 @@ import {
   darken,
   defaultVariantColorsResolver,
   parseThemeColor,
+  TextInput,
   type VariantColorsResolver,
 } from "@mantine/core";
 
@@ -37,6 +38,16 @@ export const theme = createTheme({
   primaryShade: { light: 8, dark: 8 },
   defaultRadius: "md",
   variantColorResolver,
+  components: {
+    // A read-only field (the address on an invite or a password reset) reads as plain text on a
+    // pale grey: full-contrast ink, and clearly not something to type into.
+    TextInput: TextInput.extend({
+      styles: (_theme, props) =>
+        props.readOnly
+          ? { input: { color: "var(--mantine-color-text)", backgroundColor: "var(--mantine-color-gray-1)" } }
+          : {},
+    }),
+  },
 });
 
 export const cssVariables: CSSVariablesResolver = () => ({

@@ -47,6 +47,8 @@ export interface CreateAccountInput {
   email: string;
   password: string;
   name?: string | null;
+  /** The owner's display name. */
+  ownerName?: string | null;
   kind: "standard" | "agency" | "subaccount";
   parentAccountId?: string | null;
   /** Whole credits (may carry two decimals). */
@@ -72,7 +74,13 @@ export async function createAccount(
   const passwordHash = await argon2Hash(input.password);
   const userId = newId("user");
   const created = await writeAccount(ctx, input, (trx, accountId, email) =>
-    repo.insertUser(trx, accountId, { id: userId, email, passwordHash, role: "owner" }),
+    repo.insertUser(trx, accountId, {
+      id: userId,
+      email,
+      passwordHash,
+      role: "owner",
+      name: input.ownerName ?? null,
+    }),
   );
   return { ...created, userId };
 }

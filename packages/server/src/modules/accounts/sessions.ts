@@ -108,6 +108,13 @@ export async function resolveSession(
   return { ...found, account, extended };
 }
 
+/** The signed-in person sets their display name (blank clears it); answers the session with it. */
+export async function setDisplayName(db: Db, info: SessionInfo, name: string | null): Promise<SessionInfo> {
+  const cleaned = name?.trim() || null;
+  await db.write((trx) => users.setUserName(trx, info.account.id, info.user.id, cleaned));
+  return { ...info, user: { ...info.user, name: cleaned } };
+}
+
 /** Signs a session out; its open live stream (on any node) ends at once. */
 export async function endSession(db: Db, session: Pick<SessionRow, "id" | "account_id">): Promise<void> {
   await db.write((trx) => users.deleteSession(trx, session.account_id, session.id));

@@ -289,7 +289,7 @@ let onboardingChain: Promise<unknown> = Promise.resolve();
 /** Creates the first account and its owner, once; afterwards 409 ALREADY_ONBOARDED. */
 export async function onboard(
   ctx: AppContext,
-  input: { businessName: string; email: string; password: string },
+  input: { businessName: string; email: string; password: string; name?: string | null | undefined },
 ) {
   const run = async () => {
     if (await users.anyAccountExists(ctx.db.kysely)) {
@@ -303,6 +303,7 @@ export async function onboard(
       password: input.password,
       name,
       kind: "standard",
+      ownerName: input.name?.trim() || null,
     });
     ctx.setup.token = null;
     const user = await users.findUser(ctx.db.kysely, created.accountId, created.userId);

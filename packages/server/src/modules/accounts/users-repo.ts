@@ -405,3 +405,18 @@ export async function findApiKeyInfo(
     .executeTakeFirst();
   return row ? { prefix: row.key_prefix, createdAt: row.created_at } : undefined;
 }
+
+/** A person's display name (null: none, the app shows their e-mail address). */
+export async function setUserName(
+  db: Q,
+  accountId: string,
+  userId: string,
+  name: string | null,
+): Promise<void> {
+  await db
+    .updateTable("users")
+    .set({ name })
+    .where("account_id", "=", accountId)
+    .where("id", "=", userId)
+    .execute();
+}

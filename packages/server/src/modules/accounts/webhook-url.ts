@@ -35,7 +35,8 @@ export async function validateWebhookUrl(
     if (addresses.length === 0 || !addresses.every(inAllowList)) {
       throw new AppError(
         "VALIDATION_ERROR",
-        `${field} must use https:// (plain http:// is allowed only for addresses in OUTBOUND_ALLOW_CIDRS)`,
+        // Said for people (the app shows it); docs/webhooks.md names the server setting.
+        `${field} must start with https:// (plain http:// works only for addresses your server's administrator allows)`,
       );
     }
   }

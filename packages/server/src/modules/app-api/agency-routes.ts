@@ -7,11 +7,18 @@ import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
-import { PageQuery } from "../../platform/pagination.ts";
+import { PageQuery, pageOf } from "../../platform/pagination.ts";
 import { findAccountById } from "../accounts/repo.ts";
 import { requireManager } from "../accounts/team.ts";
 import { createSubaccountWithLink } from "../credits/routes.ts";
-import { AutoRechargeBody, CreateSubaccountBody, SubaccountParams } from "../credits/schemas.ts";
+import {
+  AutoRechargeBody,
+  CreateSubaccountBody,
+  GrantResponse,
+  SubaccountJson,
+  SubaccountParams,
+  TransactionJson,
+} from "../credits/schemas.ts";
 import {
   checkGrantAmount,
   clearAutoRecharge,
@@ -23,6 +30,7 @@ import {
   requireSubaccount,
   setAutoRecharge,
 } from "../credits/service.ts";
+import { AppCreatedSubaccount, BalanceJson } from "./responses.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -44,9 +52,27 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     return account;
   };
 
+  // Every account's own balance, every role: a sub-account's team sees what its agency granted.
+  app.get(
+    "/credits",
+    { schema: { operationId: "appGetBalance", response: { 200: BalanceJson }, tags: TAGS } },
+    async (request) => {
+      const account = await findAccountById(db.kysely, sessionOf(request).account.id);
+      if (!account) throw new AppError("NOT_FOUND", "account not found");
+      return { balance: account.credits / 100 };
+    },
+  );
+
   app.get(
     "/subaccounts",
-    { schema: { operationId: "appListSubaccounts", tags: TAGS, querystring: PageQuery } },
+    {
+      schema: {
+        operationId: "appListSubaccounts",
+        response: { 200: pageOf(SubaccountJson) },
+        tags: TAGS,
+        querystring: PageQuery,
+      },
+    },
     async (request) => pageSubaccounts(db, (await agencyOf(request)).id, request.query),
   );
 
@@ -54,7 +80,12 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     "/subaccounts",
     {
       preValidation: async (request) => refuseOwnerPassword(request.body),
-      schema: { operationId: "appCreateSubaccount", tags: TAGS, body: CreateSubaccountBody },
+      schema: {
+        operationId: "appCreateSubaccount",
+        response: { 201: AppCreatedSubaccount },
+        tags: TAGS,
+        body: CreateSubaccountBody,
+      },
     },
     async (request, reply) => {
       const agency = await agencyOf(request);
@@ -73,7 +104,13 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     "/subaccounts/:id/credits",
     {
       preValidation: async (request) => checkGrantAmount(request.body),
-      schema: { operationId: "appGrantCredits", tags: TAGS, params: SubaccountParams, body: AppGrantBody },
+      schema: {
+        operationId: "appGrantCredits",
+        response: { 200: GrantResponse },
+        tags: TAGS,
+        params: SubaccountParams,
+        body: AppGrantBody,
+      },
     },
     async (request) => {
       const agency = await agencyOf(request);
@@ -93,6 +130,7 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appSubaccountTransactions",
+        response: { 200: pageOf(TransactionJson) },
         tags: TAGS,
         params: SubaccountParams,
         querystring: PageQuery,
@@ -109,6 +147,7 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appSetAutoRecharge",
+        response: { 200: SubaccountJson },
         tags: TAGS,
         params: SubaccountParams,
         body: AutoRechargeBody,
@@ -119,7 +158,14 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/subaccounts/:id/auto-recharge",
-    { schema: { operationId: "appClearAutoRecharge", tags: TAGS, params: SubaccountParams } },
+    {
+      schema: {
+        operationId: "appClearAutoRecharge",
+        response: { 200: SubaccountJson },
+        tags: TAGS,
+        params: SubaccountParams,
+      },
+    },
     async (request) => clearAutoRecharge(db, (await agencyOf(request)).id, request.params.id),
   );
 }

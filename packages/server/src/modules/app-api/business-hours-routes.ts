@@ -3,7 +3,7 @@
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { getBusinessHours, saveBusinessHours } from "../accounts/business-hours.ts";
-import { BusinessHoursBody } from "../accounts/schemas.ts";
+import { BusinessHoursBody, BusinessHoursJson } from "../accounts/schemas.ts";
 import { requireManager } from "../accounts/team.ts";
 import { sessionOf } from "./session.ts";
 
@@ -16,13 +16,20 @@ export function businessHoursRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/settings/business-hours",
-    { schema: { operationId: "appGetBusinessHours", tags: ["app"] } },
+    { schema: { operationId: "appGetBusinessHours", response: { 200: BusinessHoursJson }, tags: ["app"] } },
     async (request) => getBusinessHours(ctx.db, manager(request).account.id),
   );
 
   app.put(
     "/settings/business-hours",
-    { schema: { operationId: "appSetBusinessHours", tags: ["app"], body: BusinessHoursBody } },
+    {
+      schema: {
+        operationId: "appSetBusinessHours",
+        response: { 200: BusinessHoursJson },
+        tags: ["app"],
+        body: BusinessHoursBody,
+      },
+    },
     async (request) => saveBusinessHours(ctx.db, manager(request).account.id, request.body.businessHours),
   );
 }

@@ -4,19 +4,28 @@
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
+import { pageOf } from "../../platform/pagination.ts";
 import { requireManager } from "../accounts/team.ts";
 import { testFunction } from "../bot/function-service.ts";
 import { previewReply } from "../bot/preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
+  CampaignJson,
   CampaignListQuery,
   CampaignParams,
+  CampaignSummaryJson,
   CreateCampaignBody,
   FunctionTestBody,
+  FunctionTestJson,
   FunctionTestParams,
+  OutgoingStats,
   PreviewBody,
+  PreviewJson,
   SaveKnowledgeBody,
+  SaveKnowledgeJson,
+  SkippedMemberJson,
   SkippedQuery,
+  SummaryJson,
   UpdateCampaignBody,
 } from "../bot/schemas.ts";
 import {
@@ -31,6 +40,7 @@ import { summaryFor } from "../bot/summary.ts";
 import { ConversationParams } from "../conversations/schemas.ts";
 import { outgoingStats, pauseOutgoing, skippedMembers, startOutgoing } from "../outgoing/service.ts";
 import { dashboard, MAX_DAYS } from "../reports/service.ts";
+import { DashboardJson } from "./responses.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -49,13 +59,27 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
   // The dashboard: the figures of the last days, every role.
   app.get(
     "/dashboard",
-    { schema: { operationId: "appDashboard", tags: TAGS, querystring: DashboardQuery } },
+    {
+      schema: {
+        operationId: "appDashboard",
+        response: { 200: DashboardJson },
+        tags: TAGS,
+        querystring: DashboardQuery,
+      },
+    },
     async (request) => dashboard(ctx, sessionOf(request).account.id, request.query.days ?? 30),
   );
 
   app.get(
     "/campaigns",
-    { schema: { operationId: "appListCampaigns", tags: TAGS, querystring: CampaignListQuery } },
+    {
+      schema: {
+        operationId: "appListCampaigns",
+        response: { 200: pageOf(CampaignSummaryJson) },
+        tags: TAGS,
+        querystring: CampaignListQuery,
+      },
+    },
     async (request) => pageCampaigns(db, sessionOf(request).account.id, request.query),
   );
 
@@ -63,7 +87,12 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
     "/campaigns",
     {
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
-      schema: { operationId: "appCreateCampaign", tags: TAGS, body: CreateCampaignBody },
+      schema: {
+        operationId: "appCreateCampaign",
+        response: { 201: CampaignJson },
+        tags: TAGS,
+        body: CreateCampaignBody,
+      },
     },
     async (request, reply) => {
       const info = sessionOf(request);
@@ -76,7 +105,14 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/campaigns/:campaignId",
-    { schema: { operationId: "appGetCampaign", tags: TAGS, params: CampaignParams } },
+    {
+      schema: {
+        operationId: "appGetCampaign",
+        response: { 200: CampaignJson },
+        tags: TAGS,
+        params: CampaignParams,
+      },
+    },
     async (request) =>
       campaignView(await requireCampaign(db, sessionOf(request).account.id, request.params.campaignId)),
   );
@@ -87,6 +123,7 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
       bodyLimit: CAMPAIGN_BODY_LIMIT_BYTES,
       schema: {
         operationId: "appUpdateCampaign",
+        response: { 200: CampaignJson },
         tags: TAGS,
         params: CampaignParams,
         body: UpdateCampaignBody,
@@ -107,6 +144,7 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appTestCampaignFunction",
+        response: { 200: FunctionTestJson },
         tags: TAGS,
         params: FunctionTestParams,
         body: FunctionTestBody,
@@ -122,14 +160,27 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/conversations/:conversationId/summary",
-    { schema: { operationId: "appConversationSummary", tags: TAGS, params: ConversationParams } },
+    {
+      schema: {
+        operationId: "appConversationSummary",
+        response: { 200: SummaryJson },
+        tags: TAGS,
+        params: ConversationParams,
+      },
+    },
     async (request) => summaryFor(ctx, sessionOf(request).account.id, request.params.conversationId),
   );
 
   app.post(
     "/campaigns/:campaignId/preview",
     {
-      schema: { operationId: "appPreviewCampaign", tags: TAGS, params: CampaignParams, body: PreviewBody },
+      schema: {
+        operationId: "appPreviewCampaign",
+        response: { 200: PreviewJson },
+        tags: TAGS,
+        params: CampaignParams,
+        body: PreviewBody,
+      },
     },
     async (request) =>
       previewReply(ctx, sessionOf(request).account.id, request.params.campaignId, request.body.message),
@@ -142,6 +193,7 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appSaveKnowledge",
+        response: { 200: SaveKnowledgeJson },
         tags: TAGS,
         params: CampaignParams,
         body: SaveKnowledgeBody,
@@ -161,6 +213,7 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
       {
         schema: {
           operationId: action === "start" ? "appStartCampaign" : "appPauseCampaign",
+          response: { 200: OutgoingStats },
           tags: TAGS,
           params: CampaignParams,
         },
@@ -175,7 +228,14 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
   }
   app.get(
     "/campaigns/:campaignId/stats",
-    { schema: { operationId: "appCampaignStats", tags: TAGS, params: CampaignParams } },
+    {
+      schema: {
+        operationId: "appCampaignStats",
+        response: { 200: OutgoingStats },
+        tags: TAGS,
+        params: CampaignParams,
+      },
+    },
     async (request) => outgoingStats(ctx, sessionOf(request).account.id, request.params.campaignId),
   );
   app.get(
@@ -183,6 +243,7 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appCampaignSkipped",
+        response: { 200: pageOf(SkippedMemberJson) },
         tags: TAGS,
         params: CampaignParams,
         querystring: SkippedQuery,

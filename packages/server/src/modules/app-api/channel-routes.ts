@@ -2,9 +2,15 @@
 // role may read (agents see which channel a conversation came from); owners and admins change them.
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
-import { PageQuery } from "../../platform/pagination.ts";
+import { PageQuery, pageOf } from "../../platform/pagination.ts";
 import { requireManager } from "../accounts/team.ts";
-import { ChannelParams, CreateChannelBody, UpdateChannelBody } from "../channels/schemas.ts";
+import {
+  ChannelJson,
+  ChannelParams,
+  CreateChannelBody,
+  DeleteChannelResponse,
+  UpdateChannelBody,
+} from "../channels/schemas.ts";
 import {
   createChannel,
   deleteChannel,
@@ -19,13 +25,27 @@ const TAGS = ["app"];
 export function appChannelRoutes(app: App, ctx: AppContext): void {
   app.get(
     "/channels",
-    { schema: { operationId: "appListChannels", tags: TAGS, querystring: PageQuery } },
+    {
+      schema: {
+        operationId: "appListChannels",
+        response: { 200: pageOf(ChannelJson) },
+        tags: TAGS,
+        querystring: PageQuery,
+      },
+    },
     async (request) => pageChannels(ctx, sessionOf(request).account.id, request.query),
   );
 
   app.post(
     "/channels",
-    { schema: { operationId: "appCreateChannel", tags: TAGS, body: CreateChannelBody } },
+    {
+      schema: {
+        operationId: "appCreateChannel",
+        response: { 201: ChannelJson },
+        tags: TAGS,
+        body: CreateChannelBody,
+      },
+    },
     async (request, reply) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -35,14 +55,27 @@ export function appChannelRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/channels/:channelId",
-    { schema: { operationId: "appGetChannel", tags: TAGS, params: ChannelParams } },
+    {
+      schema: {
+        operationId: "appGetChannel",
+        response: { 200: ChannelJson },
+        tags: TAGS,
+        params: ChannelParams,
+      },
+    },
     async (request) => getChannel(ctx, sessionOf(request).account.id, request.params.channelId),
   );
 
   app.patch(
     "/channels/:channelId",
     {
-      schema: { operationId: "appUpdateChannel", tags: TAGS, params: ChannelParams, body: UpdateChannelBody },
+      schema: {
+        operationId: "appUpdateChannel",
+        response: { 200: ChannelJson },
+        tags: TAGS,
+        params: ChannelParams,
+        body: UpdateChannelBody,
+      },
     },
     async (request) => {
       const info = sessionOf(request);
@@ -53,7 +86,14 @@ export function appChannelRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/channels/:channelId",
-    { schema: { operationId: "appDeleteChannel", tags: TAGS, params: ChannelParams } },
+    {
+      schema: {
+        operationId: "appDeleteChannel",
+        response: { 200: DeleteChannelResponse },
+        tags: TAGS,
+        params: ChannelParams,
+      },
+    },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);

@@ -3,10 +3,17 @@
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
-import { PageQuery } from "../../platform/pagination.ts";
+import { PageQuery, pageOf } from "../../platform/pagination.ts";
 import { requireManager } from "../accounts/team.ts";
 import { eraseContact } from "../contacts/erase.ts";
-import { ContactParams, CreateContactBody, UpdateContactBody } from "../contacts/schemas.ts";
+import { externalIdsOfContacts } from "../contacts/repo.ts";
+import {
+  ContactJson,
+  ContactParams,
+  CreateContactBody,
+  DeleteContactResponse,
+  UpdateContactBody,
+} from "../contacts/schemas.ts";
 import {
   contactView,
   createContact,
@@ -14,8 +21,8 @@ import {
   searchContacts,
   updateContact,
 } from "../contacts/service.ts";
-import { conversationIdsOfContacts } from "../conversations/repo.ts";
-import { AddMemberBody, CreateListBody, ListParams, MemberParams } from "../lists/schemas.ts";
+import { latestConversationsOfContacts } from "../conversations/repo.ts";
+import { AddMemberBody, CreateListBody, ListJson, ListParams, MemberParams } from "../lists/schemas.ts";
 import {
   addContactToList,
   createList,
@@ -28,6 +35,14 @@ import {
   renameList,
   requireList,
 } from "../lists/service.ts";
+import {
+  AppContactDetail,
+  AppContactPage,
+  AppCreatedContact,
+  AppMemberAdded,
+  AppMemberRemoved,
+  NoContent,
+} from "./responses.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -39,31 +54,65 @@ const ContactSearchQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
 });
 
+/**
+ * The contact's latest conversation, its channel's type and the contact's sender id there (`fromId`):
+ * the app names a contact without a name by them ("Widget visitor · vis_…").
+ */
+function channelOf(
+  latest: { id: string; channelType: string | null } | undefined,
+  fromId: string | null | undefined,
+) {
+  return {
+    conversationId: latest?.id ?? null,
+    channelType: latest?.channelType ?? null,
+    fromId: fromId ?? null,
+  };
+}
+
 export function directoryRoutes(app: App, ctx: AppContext): void {
   const { db } = ctx;
   const accountOf = (request: Parameters<typeof sessionOf>[0]) => sessionOf(request).account.id;
 
   app.get(
     "/contacts",
-    { schema: { operationId: "appListContacts", tags: TAGS, querystring: ContactSearchQuery } },
+    {
+      schema: {
+        operationId: "appListContacts",
+        response: { 200: AppContactPage },
+        tags: TAGS,
+        querystring: ContactSearchQuery,
+      },
+    },
     async (request) => {
       const accountId = accountOf(request);
       const page = await searchContacts(db, accountId, request.query);
-      const conversations = await conversationIdsOfContacts(
+      const conversations = await latestConversationsOfContacts(
+        db.kysely,
+        accountId,
+        page.data.map((c) => c.id),
+      );
+      const fromIds = await externalIdsOfContacts(
         db.kysely,
         accountId,
         page.data.map((c) => c.id),
       );
       return {
         ...page,
-        data: page.data.map((c) => ({ ...c, conversationId: conversations.get(c.id) ?? null })),
+        data: page.data.map((c) => ({ ...c, ...channelOf(conversations.get(c.id), fromIds.get(c.id)) })),
       };
     },
   );
 
   app.post(
     "/contacts",
-    { schema: { operationId: "appCreateContact", tags: TAGS, body: CreateContactBody } },
+    {
+      schema: {
+        operationId: "appCreateContact",
+        response: { 200: AppCreatedContact, 201: AppCreatedContact },
+        tags: TAGS,
+        body: CreateContactBody,
+      },
+    },
     async (request, reply) => {
       const { contact, created } = await createContact(db, accountOf(request), request.body);
       return reply.code(created ? 201 : 200).send({ ...contactView(contact), created });
@@ -72,22 +121,39 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/contacts/:contactId",
-    { schema: { operationId: "appGetContact", tags: TAGS, params: ContactParams } },
+    {
+      schema: {
+        operationId: "appGetContact",
+        response: { 200: AppContactDetail },
+        tags: TAGS,
+        params: ContactParams,
+      },
+    },
     async (request) => {
       const accountId = accountOf(request);
       const contact = await requireContact(db, accountId, request.params.contactId);
       const [lists, conversations] = await Promise.all([
         listsOfContact(db, accountId, contact.id),
-        conversationIdsOfContacts(db.kysely, accountId, [contact.id]),
+        latestConversationsOfContacts(db.kysely, accountId, [contact.id]),
       ]);
-      return { contact: contactView(contact), lists, conversationId: conversations.get(contact.id) ?? null };
+      return {
+        contact: contactView(contact),
+        lists,
+        ...channelOf(conversations.get(contact.id), contact.external_id),
+      };
     },
   );
 
   app.patch(
     "/contacts/:contactId",
     {
-      schema: { operationId: "appUpdateContact", tags: TAGS, params: ContactParams, body: UpdateContactBody },
+      schema: {
+        operationId: "appUpdateContact",
+        response: { 200: ContactJson },
+        tags: TAGS,
+        params: ContactParams,
+        body: UpdateContactBody,
+      },
     },
     async (request) =>
       contactView(await updateContact(db, accountOf(request), request.params.contactId, request.body)),
@@ -95,7 +161,14 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/contacts/:contactId",
-    { schema: { operationId: "appDeleteContact", tags: TAGS, params: ContactParams } },
+    {
+      schema: {
+        operationId: "appDeleteContact",
+        response: { 200: DeleteContactResponse },
+        tags: TAGS,
+        params: ContactParams,
+      },
+    },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -106,27 +179,42 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/lists",
-    { schema: { operationId: "appListLists", tags: TAGS, querystring: PageQuery } },
+    {
+      schema: {
+        operationId: "appListLists",
+        response: { 200: pageOf(ListJson) },
+        tags: TAGS,
+        querystring: PageQuery,
+      },
+    },
     async (request) => pageLists(db, accountOf(request), request.query),
   );
 
   app.post(
     "/lists",
-    { schema: { operationId: "appCreateList", tags: TAGS, body: CreateListBody } },
+    {
+      schema: { operationId: "appCreateList", response: { 201: ListJson }, tags: TAGS, body: CreateListBody },
+    },
     async (request, reply) =>
       reply.code(201).send(listView(await createList(db, accountOf(request), request.body.name))),
   );
 
   app.get(
     "/lists/:listId",
-    { schema: { operationId: "appGetList", tags: TAGS, params: ListParams } },
+    { schema: { operationId: "appGetList", response: { 200: ListJson }, tags: TAGS, params: ListParams } },
     async (request) => listView(await requireList(db, accountOf(request), request.params.listId)),
   );
 
   app.patch(
     "/lists/:listId",
     {
-      schema: { operationId: "appRenameList", tags: TAGS, params: ListParams, body: CreateListBody },
+      schema: {
+        operationId: "appRenameList",
+        response: { 200: ListJson },
+        tags: TAGS,
+        params: ListParams,
+        body: CreateListBody,
+      },
     },
     async (request) =>
       listView(await renameList(db, accountOf(request), request.params.listId, request.body.name)),
@@ -134,7 +222,9 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/lists/:listId",
-    { schema: { operationId: "appDeleteList", tags: TAGS, params: ListParams } },
+    {
+      schema: { operationId: "appDeleteList", response: { 204: NoContent }, tags: TAGS, params: ListParams },
+    },
     async (request, reply) => {
       await deleteList(db, accountOf(request), request.params.listId);
       return reply.code(204).send();
@@ -144,7 +234,13 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
   app.get(
     "/lists/:listId/contacts",
     {
-      schema: { operationId: "appListMembers", tags: TAGS, params: ListParams, querystring: PageQuery },
+      schema: {
+        operationId: "appListMembers",
+        response: { 200: pageOf(ContactJson) },
+        tags: TAGS,
+        params: ListParams,
+        querystring: PageQuery,
+      },
     },
     async (request) => pageMembers(db, accountOf(request), request.params.listId, request.query),
   );
@@ -152,7 +248,13 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
   app.post(
     "/lists/:listId/contacts",
     {
-      schema: { operationId: "appAddListMember", tags: TAGS, params: ListParams, body: AddMemberBody },
+      schema: {
+        operationId: "appAddListMember",
+        response: { 200: AppMemberAdded },
+        tags: TAGS,
+        params: ListParams,
+        body: AddMemberBody,
+      },
     },
     async (request) => {
       const added = await addContactToList(
@@ -167,7 +269,14 @@ export function directoryRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/lists/:listId/contacts/:contactId",
-    { schema: { operationId: "appRemoveListMember", tags: TAGS, params: MemberParams } },
+    {
+      schema: {
+        operationId: "appRemoveListMember",
+        response: { 200: AppMemberRemoved },
+        tags: TAGS,
+        params: MemberParams,
+      },
+    },
     async (request) => {
       const { listId, contactId } = request.params;
       const removed = await removeContactFromList(db, accountOf(request), listId, contactId);

@@ -4,6 +4,7 @@ import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { resolveSession, SESSION_COOKIE } from "../accounts/sessions.ts";
+import { EventStream } from "./responses.ts";
 import { readCookie, sessionOf } from "./session.ts";
 
 const SSE_PING_MS = 25_000;
@@ -17,7 +18,10 @@ export function eventRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/events",
-    { config: { rateLimit: false }, schema: { operationId: "appEvents", tags: ["app"] } },
+    {
+      config: { rateLimit: false },
+      schema: { operationId: "appEvents", response: { 200: EventStream }, tags: ["app"] },
+    },
     async (request, reply) => {
       const accountId = sessionOf(request).account.id;
       reply.hijack();

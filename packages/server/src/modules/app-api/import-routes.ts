@@ -5,8 +5,16 @@
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { guessMapping, MAX_IMPORT_BYTES, scanCsv } from "../imports/csv.ts";
-import { acceptCsv, ImportParams, ImportQuery, sendRejectedCsv, startImport } from "../imports/routes.ts";
+import {
+  acceptCsv,
+  ImportJson,
+  ImportParams,
+  ImportQuery,
+  sendRejectedCsv,
+  startImport,
+} from "../imports/routes.ts";
 import { csvBytes, importView, requireImport } from "../imports/service.ts";
+import { CsvText, ImportPreviewJson } from "./responses.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -17,7 +25,10 @@ export function importRoutes(app: App, ctx: AppContext): void {
     acceptCsv(scope);
     scope.post(
       "/imports/preview",
-      { bodyLimit: MAX_IMPORT_BYTES, schema: { operationId: "appPreviewImport", tags: TAGS } },
+      {
+        bodyLimit: MAX_IMPORT_BYTES,
+        schema: { operationId: "appPreviewImport", response: { 200: ImportPreviewJson }, tags: TAGS },
+      },
       async (request) => {
         const scanned = await scanCsv(csvBytes(request.body));
         return {
@@ -32,7 +43,12 @@ export function importRoutes(app: App, ctx: AppContext): void {
       "/imports",
       {
         bodyLimit: MAX_IMPORT_BYTES,
-        schema: { operationId: "appCreateImport", tags: TAGS, querystring: ImportQuery },
+        schema: {
+          operationId: "appCreateImport",
+          response: { 202: ImportJson },
+          tags: TAGS,
+          querystring: ImportQuery,
+        },
       },
       async (request, reply) => startImport(ctx, sessionOf(request).account.id, request, reply),
     );
@@ -40,14 +56,28 @@ export function importRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/imports/:importId",
-    { schema: { operationId: "appGetImport", tags: TAGS, params: ImportParams } },
+    {
+      schema: {
+        operationId: "appGetImport",
+        response: { 200: ImportJson },
+        tags: TAGS,
+        params: ImportParams,
+      },
+    },
     async (request) =>
       importView(await requireImport(ctx, sessionOf(request).account.id, request.params.importId)),
   );
 
   app.get(
     "/imports/:importId/rejected",
-    { schema: { operationId: "appImportRejected", tags: TAGS, params: ImportParams } },
+    {
+      schema: {
+        operationId: "appImportRejected",
+        response: { 200: CsvText },
+        tags: TAGS,
+        params: ImportParams,
+      },
+    },
     async (request, reply) => sendRejectedCsv(ctx, sessionOf(request).account.id, request, reply),
   );
 }

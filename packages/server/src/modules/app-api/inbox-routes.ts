@@ -8,11 +8,21 @@ import {
   markConversationRead,
   pageInbox,
   requireInboxRow,
+  unreadTotal,
 } from "../conversations/service.ts";
 import { resendMessage, sendHumanReply } from "../delivery/send.ts";
 import { sendMessageMedia } from "../messaging/routes.ts";
 import { requireMessage } from "../messaging/service.ts";
 import { notify } from "../notifications/service.ts";
+import {
+  AppConversationDetail,
+  AppConversationJson,
+  AppConversationPage,
+  AppMessageJson,
+  AppResendJson,
+  AppUnreadJson,
+  MediaBytes,
+} from "./responses.ts";
 import {
   ConversationIdParams,
   ConversationPatch,
@@ -21,46 +31,86 @@ import {
   ReplyBody,
 } from "./schemas.ts";
 import { sessionOf } from "./session.ts";
-import { conversationsJson, messagesJson, threadJson } from "./views.ts";
+import { conversationEventsJson, conversationsJson, messagesJson, threadJson } from "./views.ts";
 
 const TAGS = ["app"];
 
 export function inboxRoutes(app: App, ctx: AppContext): void {
   app.get(
     "/conversations",
-    { schema: { operationId: "appListConversations", tags: TAGS, querystring: InboxQuery } },
+    {
+      schema: {
+        operationId: "appListConversations",
+        response: { 200: AppConversationPage },
+        tags: TAGS,
+        querystring: InboxQuery,
+      },
+    },
     async (request) => {
       const info = sessionOf(request);
       const page = await pageInbox(ctx.db, info.account.id, info.user.id, request.query);
+      const data = await conversationsJson(ctx.db, info.account.id, page.rows);
       return {
-        data: await conversationsJson(ctx.db, info.account.id, page.rows),
+        // A search (q) says why each conversation matched: its newest matching message, or null
+        // when the contact's name, phone, e-mail or channel id did.
+        data: request.query.q?.trim()
+          ? data.map((c) => ({ ...c, match: page.matches.get(c.id) ?? null }))
+          : data,
         hasMore: page.hasMore,
         nextCursor: page.nextCursor,
       };
     },
   );
 
+  // The teammate's own unread total, for the tab title.
+  app.get(
+    "/inbox/unread",
+    { schema: { operationId: "appGetUnread", response: { 200: AppUnreadJson }, tags: TAGS } },
+    async (request) => {
+      const info = sessionOf(request);
+      return { unreadConversations: await unreadTotal(ctx.db, info.account.id, info.user.id) };
+    },
+  );
+
   app.get(
     "/conversations/:conversationId",
-    { schema: { operationId: "appGetConversation", tags: TAGS, params: ConversationIdParams } },
+    {
+      schema: {
+        operationId: "appGetConversation",
+        response: { 200: AppConversationDetail },
+        tags: TAGS,
+        params: ConversationIdParams,
+      },
+    },
     async (request) => {
-      const accountId = sessionOf(request).account.id;
+      const { account, user } = sessionOf(request);
+      const accountId = account.id;
       const { conversationId } = request.params;
       await requireInboxRow(ctx.db, accountId, conversationId);
-      await markConversationRead(ctx.db, accountId, conversationId);
-      const row = await requireInboxRow(ctx.db, accountId, conversationId);
-      const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
-      const [messages, functionCalls] = await Promise.all([
-        threadJson(ctx.db, accountId, row),
+      // Read for this teammate only: the others' unread stays.
+      await markConversationRead(ctx.db, accountId, conversationId, user.id);
+      const row = await requireInboxRow(ctx.db, accountId, conversationId, user.id);
+      const conversation = only(await conversationsJson(ctx.db, accountId, [row]));
+      const [messages, functionCalls, events] = await Promise.all([
+        threadJson(ctx.db, accountId, row, maxDeliveryAttempts(ctx)),
         functionCallsOf(ctx, accountId, conversationId),
+        conversationEventsJson(ctx.db, accountId, conversationId),
       ]);
-      return { conversation, messages, functionCalls };
+      return { conversation, messages, functionCalls, events };
     },
   );
 
   app.post(
     "/conversations/:conversationId/messages",
-    { schema: { operationId: "appReply", tags: TAGS, params: ConversationIdParams, body: ReplyBody } },
+    {
+      schema: {
+        operationId: "appReply",
+        response: { 201: AppMessageJson },
+        tags: TAGS,
+        params: ConversationIdParams,
+        body: ReplyBody,
+      },
+    },
     async (request, reply) => {
       const info = sessionOf(request);
       const { conversationId } = request.params;
@@ -72,7 +122,7 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
         info.user.id,
       );
       // (The browsers hear of it from the conversation's touch in the reply's transaction.)
-      const [json] = await messagesJson(ctx.db, info.account.id, [message]);
+      const json = only(await messagesJson(ctx.db, info.account.id, [message], maxDeliveryAttempts(ctx)));
       return reply.code(201).send(json);
     },
   );
@@ -82,6 +132,7 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appUpdateConversation",
+        response: { 200: AppConversationJson },
         tags: TAGS,
         params: ConversationIdParams,
         body: ConversationPatch,
@@ -121,7 +172,7 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
         async (userId) => Boolean(await findUser(ctx.db.kysely, accountId, userId)),
         tellAssignee,
       );
-      const row = await requireInboxRow(ctx.db, accountId, conversationId);
+      const row = await requireInboxRow(ctx.db, accountId, conversationId, user.id);
       const [conversation] = await conversationsJson(ctx.db, accountId, [row]);
       return conversation;
     },
@@ -129,27 +180,41 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/messages/:messageId/resend",
-    { schema: { operationId: "appResendMessage", tags: TAGS, params: MessageIdParams } },
+    {
+      schema: {
+        operationId: "appResendMessage",
+        response: { 200: AppResendJson },
+        tags: TAGS,
+        params: MessageIdParams,
+      },
+    },
     async (request) => {
       const accountId = sessionOf(request).account.id;
       const { messageId } = request.params;
       await resendMessage(ctx, accountId, messageId);
       const message = await requireMessage(ctx, accountId, messageId);
       ctx.live.publish(accountId, { conversationId: message.conversation_id });
-      return { success: true, messageId, status: "pending" };
+      return { success: true as const, messageId, status: "pending" as const };
     },
   );
 
   // The same answer as GET /v1/messages/:messageId/media (its own cache-control, not the session's).
   app.get(
     "/messages/:messageId/media",
-    { schema: { operationId: "appGetMedia", tags: TAGS, params: MessageIdParams } },
+    {
+      schema: {
+        operationId: "appGetMedia",
+        response: { 200: MediaBytes },
+        tags: TAGS,
+        params: MessageIdParams,
+      },
+    },
     async (request, reply) => sendMessageMedia(ctx, sessionOf(request).account.id, request, reply),
   );
 }
 
 /** How a conversation's customer is named to a teammate. */
-function contactLabel(row: {
+export function contactLabel(row: {
   contact_first_name: string | null;
   contact_last_name: string | null;
   contact_phone: string | null;
@@ -157,4 +222,16 @@ function contactLabel(row: {
 }): string {
   const name = [row.contact_first_name, row.contact_last_name].filter(Boolean).join(" ");
   return name || row.contact_phone || row.contact_email || "a customer";
+}
+
+/** A delivery's attempts: the first and one per step of the retry schedule. */
+function maxDeliveryAttempts(ctx: AppContext): number {
+  return ctx.config.deliveryRetryScheduleSeconds.length + 1;
+}
+
+/** The JSON of one row: the views answer one item per row. */
+function only<T>(items: T[]): T {
+  const [item] = items;
+  if (item === undefined) throw new Error("expected one item");
+  return item;
 }

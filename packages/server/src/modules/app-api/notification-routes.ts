@@ -18,6 +18,12 @@ import {
   preferencesOf,
   updatePreferences,
 } from "../notifications/service.ts";
+import {
+  NoContent,
+  NotificationDefaultsJson,
+  NotificationPageJson,
+  NotificationPreferencesJson,
+} from "./responses.ts";
 import { sessionOf } from "./session.ts";
 
 const TAGS = ["app"];
@@ -25,7 +31,14 @@ const TAGS = ["app"];
 export function notificationRoutes(app: App, ctx: AppContext): void {
   app.get(
     "/notifications",
-    { schema: { operationId: "appListNotifications", tags: TAGS, querystring: BellQuery } },
+    {
+      schema: {
+        operationId: "appListNotifications",
+        response: { 200: NotificationPageJson },
+        tags: TAGS,
+        querystring: BellQuery,
+      },
+    },
     async (request) => {
       const { account, user } = sessionOf(request);
       return bellOf(ctx.db.kysely, account.id, user.id, {
@@ -37,7 +50,14 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/notifications/read",
-    { schema: { operationId: "appMarkNotificationsRead", tags: TAGS, body: MarkReadBody } },
+    {
+      schema: {
+        operationId: "appMarkNotificationsRead",
+        response: { 204: NoContent },
+        tags: TAGS,
+        body: MarkReadBody,
+      },
+    },
     async (request, reply) => {
       const { account, user } = sessionOf(request);
       await markBellRead(ctx.db, account.id, user.id, request.body.ids ?? null);
@@ -47,12 +67,18 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
 
   const ownPreferences = async (accountId: string, userId: string) => ({
     kinds: kindsView(),
-    preferences: (await preferencesOf(ctx.db.kysely, accountId, [userId])).get(userId),
+    preferences: (await preferencesOf(ctx.db.kysely, accountId, [userId])).get(userId) ?? {},
   });
 
   app.get(
     "/notification-preferences",
-    { schema: { operationId: "appGetNotificationPreferences", tags: TAGS } },
+    {
+      schema: {
+        operationId: "appGetNotificationPreferences",
+        response: { 200: NotificationPreferencesJson },
+        tags: TAGS,
+      },
+    },
     async (request) => {
       const { account, user } = sessionOf(request);
       return ownPreferences(account.id, user.id);
@@ -62,7 +88,12 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
   app.put(
     "/notification-preferences",
     {
-      schema: { operationId: "appUpdateNotificationPreferences", tags: TAGS, body: PreferencesBody },
+      schema: {
+        operationId: "appUpdateNotificationPreferences",
+        response: { 200: NotificationPreferencesJson },
+        tags: TAGS,
+        body: PreferencesBody,
+      },
     },
     async (request) => {
       const { account, user } = sessionOf(request);
@@ -78,7 +109,13 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/settings/notifications",
-    { schema: { operationId: "appGetNotificationDefaults", tags: TAGS } },
+    {
+      schema: {
+        operationId: "appGetNotificationDefaults",
+        response: { 200: NotificationDefaultsJson },
+        tags: TAGS,
+      },
+    },
     async (request) => {
       const info = sessionOf(request);
       requireManager(info);
@@ -89,7 +126,12 @@ export function notificationRoutes(app: App, ctx: AppContext): void {
   app.put(
     "/settings/notifications",
     {
-      schema: { operationId: "appUpdateNotificationDefaults", tags: TAGS, body: NotificationDefaultsBody },
+      schema: {
+        operationId: "appUpdateNotificationDefaults",
+        response: { 200: NotificationDefaultsJson },
+        tags: TAGS,
+        body: NotificationDefaultsBody,
+      },
     },
     async (request) => {
       const info = sessionOf(request);

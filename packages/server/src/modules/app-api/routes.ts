@@ -6,11 +6,14 @@
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { agencyRoutes } from "./agency-routes.ts";
+import { bulkRoutes } from "./bulk-routes.ts";
 import { businessHoursRoutes } from "./business-hours-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
+import { cannedReplyAppRoutes } from "./canned-reply-routes.ts";
 import { appChannelRoutes } from "./channel-routes.ts";
 import { directoryRoutes } from "./directory-routes.ts";
 import { eventRoutes } from "./event-routes.ts";
+import { exportAppRoutes } from "./export-routes.ts";
 import { importRoutes } from "./import-routes.ts";
 import { inboxRoutes } from "./inbox-routes.ts";
 import { noteRoutes } from "./note-routes.ts";
@@ -46,6 +49,12 @@ export async function appApiRoutes(api: App, ctx: AppContext): Promise<void> {
   typingRoutes(api, ctx);
   notificationRoutes(api, ctx);
   noteRoutes(api, ctx);
+  // Settings → Canned replies, and the reply box's "/" list.
+  cannedReplyAppRoutes(api, ctx);
   // Settings → Business hours.
   businessHoursRoutes(api, ctx);
+  // Selections on the contacts page, a list's page and the inbox.
+  bulkRoutes(api, ctx);
+  // Settings → Export data.
+  exportAppRoutes(api, ctx);
 }

@@ -11,6 +11,13 @@ export const OnboardingBody = Type.Object({
   email: Type.String({ minLength: 3, maxLength: 320 }),
   password: Type.String({ minLength: 8, maxLength: 1024 }),
   setupToken: Type.Optional(Type.String({ maxLength: 200 })),
+  /** The owner's display name ("Your name"), shown to the team and on their replies. */
+  name: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+});
+
+/** The signed-in person's own profile: their display name (empty or null clears it). */
+export const ProfileBody = Type.Object({
+  name: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
 });
 
 export const SignInBody = Type.Object({
@@ -66,6 +73,7 @@ export const InboxQuery = Type.Object({
     }),
   ),
   campaignId: Type.Optional(Type.String({ maxLength: 64 })),
+  contactId: Type.Optional(Type.String({ maxLength: 64, description: "One contact's conversations" })),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   label: Type.Optional(Type.String({ maxLength: 50, description: "The contact carries this label" })),
   cursor: Type.Optional(Type.String({ maxLength: 200 })),

@@ -11,9 +11,26 @@ import {
   requestPasswordReset,
 } from "../accounts/password-reset.ts";
 import { findAccountById } from "../accounts/repo.ts";
-import { changePassword, endSession, sessionView, signIn } from "../accounts/sessions.ts";
+import {
+  changePassword,
+  endSession,
+  resolveSession,
+  SESSION_COOKIE,
+  sessionView,
+  setDisplayName,
+  signIn,
+} from "../accounts/sessions.ts";
 import { onboard, onboardingAllowed } from "../accounts/team.ts";
 import { anyAccountExists } from "../accounts/users-repo.ts";
+import {
+  NoContent,
+  OnboardedJson,
+  OnboardingState,
+  PasswordResetAccepted,
+  PasswordResetJson,
+  SessionJson,
+  SessionStateJson,
+} from "./responses.ts";
 import {
   OnboardingBody,
   OnboardingQuery,
@@ -21,6 +38,7 @@ import {
   PasswordResetBody,
   PasswordResetParams,
   PasswordResetRequestBody,
+  ProfileBody,
   SignInBody,
 } from "./schemas.ts";
 import {
@@ -28,6 +46,7 @@ import {
   clientAddress,
   OPEN,
   onboardingAddress,
+  readCookie,
   sessionOf,
   setSessionCookie,
 } from "./session.ts";
@@ -39,7 +58,12 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
     "/onboarding",
     {
       config: OPEN,
-      schema: { operationId: "appGetOnboarding", tags: TAGS, querystring: OnboardingQuery },
+      schema: {
+        operationId: "appGetOnboarding",
+        response: { 200: OnboardingState },
+        tags: TAGS,
+        querystring: OnboardingQuery,
+      },
     },
     async (request) => {
       const needed = !(await anyAccountExists(ctx.db.kysely));
@@ -52,7 +76,15 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/onboarding",
-    { config: OPEN, schema: { operationId: "appOnboard", tags: TAGS, body: OnboardingBody } },
+    {
+      config: OPEN,
+      schema: {
+        operationId: "appOnboard",
+        response: { 201: OnboardedJson },
+        tags: TAGS,
+        body: OnboardingBody,
+      },
+    },
     async (request, reply) => {
       if (await anyAccountExists(ctx.db.kysely)) {
         throw new AppError("ALREADY_ONBOARDED", "this server already has an account; sign in instead");
@@ -70,13 +102,49 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
     },
   );
 
-  app.get("/session", { schema: { operationId: "appGetSession", tags: TAGS } }, async (request) =>
-    sessionView(sessionOf(request)),
+  app.get(
+    "/session",
+    { schema: { operationId: "appGetSession", response: { 200: SessionJson }, tags: TAGS } },
+    async (request) => sessionView(sessionOf(request)),
+  );
+
+  // The app's "who is signed in?" on every page: 200 either way, so a signed-out page logs no 401 in
+  // the browser's console (GET /session keeps answering 401 without a session, for other callers).
+  app.get(
+    "/session/state",
+    {
+      config: OPEN,
+      schema: { operationId: "appProbeSession", response: { 200: SessionStateJson }, tags: TAGS },
+    },
+    async (request, reply) => {
+      const token = readCookie(request.headers.cookie, SESSION_COOKIE);
+      const info = token ? await resolveSession(ctx.db, token) : null;
+      if (!token || !info) return { signedIn: false };
+      if (info.extended) setSessionCookie(reply, token, info.session.expires_at);
+      return { signedIn: true, session: sessionView(info) };
+    },
+  );
+
+  // The signed-in person's own display name (every role).
+  app.patch(
+    "/profile",
+    {
+      schema: {
+        operationId: "appUpdateProfile",
+        response: { 200: SessionJson },
+        tags: TAGS,
+        body: ProfileBody,
+      },
+    },
+    async (request) => sessionView(await setDisplayName(ctx.db, sessionOf(request), request.body.name)),
   );
 
   app.post(
     "/session",
-    { config: OPEN, schema: { operationId: "appSignIn", tags: TAGS, body: SignInBody } },
+    {
+      config: OPEN,
+      schema: { operationId: "appSignIn", response: { 200: SessionJson }, tags: TAGS, body: SignInBody },
+    },
     async (request, reply) => {
       const {
         token,
@@ -94,15 +162,26 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
     },
   );
 
-  app.delete("/session", { schema: { operationId: "appSignOut", tags: TAGS } }, async (request, reply) => {
-    await endSession(ctx.db, sessionOf(request).session);
-    clearSessionCookie(reply);
-    return reply.code(204).send();
-  });
+  app.delete(
+    "/session",
+    { schema: { operationId: "appSignOut", response: { 204: NoContent }, tags: TAGS } },
+    async (request, reply) => {
+      await endSession(ctx.db, sessionOf(request).session);
+      clearSessionCookie(reply);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     "/password",
-    { schema: { operationId: "appChangePassword", tags: TAGS, body: PasswordBody } },
+    {
+      schema: {
+        operationId: "appChangePassword",
+        response: { 204: NoContent },
+        tags: TAGS,
+        body: PasswordBody,
+      },
+    },
     async (request, reply) => {
       await changePassword(ctx.db, sessionOf(request), {
         currentPassword: request.body.currentPassword,
@@ -119,7 +198,12 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
     "/password-resets",
     {
       config: OPEN,
-      schema: { operationId: "appRequestPasswordReset", tags: TAGS, body: PasswordResetRequestBody },
+      schema: {
+        operationId: "appRequestPasswordReset",
+        response: { 202: PasswordResetAccepted },
+        tags: TAGS,
+        body: PasswordResetRequestBody,
+      },
     },
     async (request, reply) => {
       // The same answer whether or not the address signs in here.
@@ -135,7 +219,12 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
     "/password-resets/:token",
     {
       config: OPEN,
-      schema: { operationId: "appGetPasswordReset", tags: TAGS, params: PasswordResetParams },
+      schema: {
+        operationId: "appGetPasswordReset",
+        response: { 200: PasswordResetJson },
+        tags: TAGS,
+        params: PasswordResetParams,
+      },
     },
     async (request) => describePasswordReset(ctx, request.params.token),
   );
@@ -146,6 +235,7 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
       config: OPEN,
       schema: {
         operationId: "appResetPassword",
+        response: { 204: NoContent },
         tags: TAGS,
         params: PasswordResetParams,
         body: PasswordResetBody,

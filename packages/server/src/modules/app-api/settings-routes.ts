@@ -13,6 +13,7 @@ import { requireManager } from "../accounts/team.ts";
 import { findApiKeyInfo } from "../accounts/users-repo.ts";
 import { validateWebhookUrl } from "../accounts/webhook-url.ts";
 import { webhookHeaders } from "../delivery/signing.ts";
+import { ApiKeyJson, SettingsJson, WebhookSecretJson, WebhookTestJson } from "./responses.ts";
 import { SettingsPatch } from "./schemas.ts";
 import { sessionOf } from "./session.ts";
 
@@ -42,13 +43,22 @@ export function settingsRoutes(app: App, ctx: AppContext): void {
     return info;
   };
 
-  app.get("/settings", { schema: { operationId: "appGetSettings", tags: TAGS } }, async (request) =>
-    settingsJson(manager(request).account.id),
+  app.get(
+    "/settings",
+    { schema: { operationId: "appGetSettings", response: { 200: SettingsJson }, tags: TAGS } },
+    async (request) => settingsJson(manager(request).account.id),
   );
 
   app.patch(
     "/settings",
-    { schema: { operationId: "appUpdateSettings", tags: TAGS, body: SettingsPatch } },
+    {
+      schema: {
+        operationId: "appUpdateSettings",
+        response: { 200: SettingsJson },
+        tags: TAGS,
+        body: SettingsPatch,
+      },
+    },
     async (request) => {
       const info = manager(request);
       const body = request.body;
@@ -90,7 +100,7 @@ export function settingsRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/settings/api-key",
-    { schema: { operationId: "appGenerateApiKey", tags: TAGS } },
+    { schema: { operationId: "appGenerateApiKey", response: { 201: ApiKeyJson }, tags: TAGS } },
     async (request, reply) => {
       const info = manager(request);
       return reply.code(201).send({ apiKey: await rotateApiKey(ctx.db, info.account.id) });
@@ -99,7 +109,7 @@ export function settingsRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/settings/webhook-secret/reveal",
-    { schema: { operationId: "appRevealWebhookSecret", tags: TAGS } },
+    { schema: { operationId: "appRevealWebhookSecret", response: { 200: WebhookSecretJson }, tags: TAGS } },
     async (request) => {
       const info = manager(request);
       const account = await findAccountById(ctx.db.kysely, info.account.id);
@@ -109,7 +119,7 @@ export function settingsRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/settings/webhook-secret/rotate",
-    { schema: { operationId: "appRotateWebhookSecret", tags: TAGS } },
+    { schema: { operationId: "appRotateWebhookSecret", response: { 200: WebhookSecretJson }, tags: TAGS } },
     async (request) => ({
       webhookSecret: await rotateWebhookSecret(ctx.db, manager(request).account.id),
     }),
@@ -117,7 +127,7 @@ export function settingsRoutes(app: App, ctx: AppContext): void {
 
   app.post(
     "/settings/test-event",
-    { schema: { operationId: "appSendTestEvent", tags: TAGS } },
+    { schema: { operationId: "appSendTestEvent", response: { 200: WebhookTestJson }, tags: TAGS } },
     async (request) => {
       const info = manager(request);
       const account = await findAccountById(ctx.db.kysely, info.account.id);

@@ -1,5 +1,6 @@
 // The web app's files (packages/web/dist) at /: hashed /assets/* cached for good, index.html for
-// every client-side route (SPA fallback, never cached). API paths keep their JSON 404.
+// every client-side route (SPA fallback, never cached), precompressed files when the client takes
+// them. API paths keep their JSON 404.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -45,6 +46,9 @@ export async function registerWebApp(app: App, root: string = WEB_DIST): Promise
     wildcard: true,
     cacheControl: false,
     serveDotFiles: false,
+    // The build writes a .br and a .gz next to each text file (packages/web/vite.config.ts): sent as
+    // they are when Accept-Encoding allows (br first), with Content-Encoding and Vary: Accept-Encoding.
+    preCompressed: true,
     setHeaders(reply, filePath) {
       const rel = path.relative(distRoot, filePath);
       reply.header(

@@ -15,19 +15,29 @@ import {
   teamOf,
 } from "../accounts/team.ts";
 import { unassignUser } from "../conversations/inbox-repo.ts";
+import { AcceptedInviteJson, CreatedInviteJson, InviteLinkJson, NoContent, TeamJson } from "./responses.ts";
 import { AcceptInviteBody, InviteBody, InviteParams, InviteTokenParams, MemberParams } from "./schemas.ts";
 import { clientAddress, OPEN, sessionOf, setSessionCookie } from "./session.ts";
 
 const TAGS = ["app"];
 
 export function teamRoutes(app: App, ctx: AppContext): void {
-  app.get("/team", { schema: { operationId: "appGetTeam", tags: TAGS } }, async (request) =>
-    teamOf(ctx, sessionOf(request).account.id),
+  app.get(
+    "/team",
+    { schema: { operationId: "appGetTeam", response: { 200: TeamJson }, tags: TAGS } },
+    async (request) => teamOf(ctx, sessionOf(request).account.id),
   );
 
   app.post(
     "/team/invites",
-    { schema: { operationId: "appCreateInvite", tags: TAGS, body: InviteBody } },
+    {
+      schema: {
+        operationId: "appCreateInvite",
+        response: { 201: CreatedInviteJson },
+        tags: TAGS,
+        body: InviteBody,
+      },
+    },
     async (request, reply) => {
       const linkBase = requestLinkBase(ctx.config, request);
       const { invite, token } = await createInvite(ctx, sessionOf(request), request.body, linkBase);
@@ -37,7 +47,14 @@ export function teamRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/team/invites/:inviteId",
-    { schema: { operationId: "appRevokeInvite", tags: TAGS, params: InviteParams } },
+    {
+      schema: {
+        operationId: "appRevokeInvite",
+        response: { 204: NoContent },
+        tags: TAGS,
+        params: InviteParams,
+      },
+    },
     async (request, reply) => {
       await revokeInvite(ctx, sessionOf(request), request.params.inviteId);
       return reply.code(204).send();
@@ -46,7 +63,14 @@ export function teamRoutes(app: App, ctx: AppContext): void {
 
   app.delete(
     "/team/members/:userId",
-    { schema: { operationId: "appRemoveMember", tags: TAGS, params: MemberParams } },
+    {
+      schema: {
+        operationId: "appRemoveMember",
+        response: { 204: NoContent },
+        tags: TAGS,
+        params: MemberParams,
+      },
+    },
     async (request, reply) => {
       const info = sessionOf(request);
       const { userId } = request.params;
@@ -57,7 +81,15 @@ export function teamRoutes(app: App, ctx: AppContext): void {
 
   app.get(
     "/invites/:token",
-    { config: OPEN, schema: { operationId: "appGetInvite", tags: TAGS, params: InviteTokenParams } },
+    {
+      config: OPEN,
+      schema: {
+        operationId: "appGetInvite",
+        response: { 200: InviteLinkJson },
+        tags: TAGS,
+        params: InviteTokenParams,
+      },
+    },
     async (request) => describeInvite(ctx, request.params.token),
   );
 
@@ -67,6 +99,7 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       config: OPEN,
       schema: {
         operationId: "appAcceptInvite",
+        response: { 200: AcceptedInviteJson, 201: AcceptedInviteJson },
         tags: TAGS,
         params: InviteTokenParams,
         body: AcceptInviteBody,

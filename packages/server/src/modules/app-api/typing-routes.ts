@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
 import { findConversationById } from "../conversations/repo.ts";
+import { NoContent } from "./responses.ts";
 import { ConversationIdParams } from "./schemas.ts";
 import { sessionOf } from "./session.ts";
 
@@ -14,6 +15,7 @@ export function typingRoutes(app: App, ctx: AppContext): void {
     {
       schema: {
         operationId: "appTyping",
+        response: { 204: NoContent },
         tags: ["app"],
         summary: "Tell the conversation's widget visitor that a person is typing (nothing is stored)",
         params: ConversationIdParams,

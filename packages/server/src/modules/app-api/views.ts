@@ -1,17 +1,25 @@
 // The web app's JSON for conversations and messages (docs/app-api.md), assembled from the domains'
 // reads: the inbox row (conversations), the thread and its delivery attempts (messaging), names (accounts).
 import type { Db } from "../../platform/db/index.ts";
-import type { MessageRow } from "../../platform/db/schema.ts";
+import type { MessageRow, UserRow } from "../../platform/db/schema.ts";
 import { iso } from "../../platform/text.ts";
 import { findUsersByIds } from "../accounts/users-repo.ts";
 import { tokensOfReplies } from "../bot/repo.ts";
 import { type InboxRow, lastMessagesOf, messagesByIds } from "../conversations/inbox-repo.ts";
+import { eventsOfConversation } from "../conversations/repo.ts";
 import { attemptsByMessage } from "../messaging/repo.ts";
 import { messageView } from "../messaging/view.ts";
+import type { BotOutcome, ChannelKindName } from "./responses.ts";
 
 export const THREAD_SIZE = 200;
 
-export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefined) {
+type Author = Pick<UserRow, "id" | "name" | "email">;
+
+export function conversationJson(
+  row: InboxRow,
+  lastMessage: MessageRow | undefined,
+  lastAuthor: Author | undefined = undefined,
+) {
   const name = [row.contact_first_name, row.contact_last_name].filter((p) => p?.trim()).join(" ");
   const alert = Number(row.human_alert) === 1;
   return {
@@ -28,10 +36,21 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
     channel: row.channel,
     channelId: row.channel_id === "" ? null : row.channel_id,
     // "custom" for the custom channel; null when the built-in channel was deleted since.
-    channelType: row.channel_id === "" ? "custom" : row.channel_type,
+    // (channel_type is a channel's type, read from its row.)
+    channelType: (row.channel_id === "" ? "custom" : row.channel_type) as ChannelKindName | null,
     campaignId: row.campaign_id,
+    // The list's preview says who wrote it ("Bot:", "Sam:", "You:"): the sender and, for a person's
+    // reply, who that person is.
     lastMessage: lastMessage
-      ? { body: lastMessage.body, direction: lastMessage.direction, createdAt: iso(lastMessage.created_at) }
+      ? {
+          body: lastMessage.body,
+          direction: lastMessage.direction,
+          createdAt: iso(lastMessage.created_at),
+          sender: lastMessage.sender,
+          userId: lastMessage.sender === "human" ? lastMessage.user_id : null,
+          senderName:
+            lastMessage.sender === "human" && lastAuthor ? (lastAuthor.name ?? lastAuthor.email) : null,
+        }
       : null,
     unreadCount: Number(row.unread_count),
     humanAlert: alert,
@@ -42,6 +61,8 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
     status: row.status,
     botPaused: Number(row.bot_paused) === 1,
     lastMessageAt: iso(row.last_message_at),
+    // The browser's alerts tell a new conversation from an old one that came back.
+    createdAt: iso(row.created_at),
     // The website chat reports when its visitor saw the conversation: earlier replies show as Seen.
     contactSeenAt: row.contact_seen_at == null ? null : iso(row.contact_seen_at),
   };
@@ -51,7 +72,15 @@ export function conversationJson(row: InboxRow, lastMessage: MessageRow | undefi
 export async function conversationsJson(db: Db, accountId: string, rows: InboxRow[]) {
   const ids = rows.flatMap((r) => (r.last_message_id ? [r.last_message_id] : []));
   const byId = new Map((await messagesByIds(db.kysely, accountId, ids)).map((m) => [m.id, m]));
-  return rows.map((r) => conversationJson(r, r.last_message_id ? byId.get(r.last_message_id) : undefined));
+  const authors = await findUsersByIds(
+    db.kysely,
+    accountId,
+    [...byId.values()].flatMap((m) => (m.sender === "human" && m.user_id ? [m.user_id] : [])),
+  );
+  return rows.map((r) => {
+    const last = r.last_message_id ? byId.get(r.last_message_id) : undefined;
+    return conversationJson(r, last, last?.user_id ? authors.get(last.user_id) : undefined);
+  });
 }
 
 export function messageJson(
@@ -60,6 +89,7 @@ export function messageJson(
   senderName: string | null,
   reactions: MessageRow[],
   llmTokens: { input: number; output: number } | null = null,
+  maxAttempts: number | null = null,
 ) {
   const v = messageView(m, attempts);
   return {
@@ -69,7 +99,7 @@ export function messageJson(
     sender: v.sender,
     senderName,
     // answer | fallback on the bot's replies: the inbox offers "Save as knowledge" after a fallback.
-    botOutcome: m.sender === "bot" ? (m.bot_outcome ?? null) : null,
+    botOutcome: m.sender === "bot" ? ((m.bot_outcome ?? null) as BotOutcome | null) : null,
     body: v.body,
     status: v.status,
     error: v.error,
@@ -85,12 +115,34 @@ export function messageJson(
     reactions: reactions.map((r) => ({ body: r.body, createdAt: iso(r.created_at) })),
     // The LLM's token use for a bot reply it wrote; null otherwise.
     llmTokens,
+    retry: m.status === "failed" ? retryOf(v.deliveryAttempts, maxAttempts) : null,
     createdAt: v.createdAt,
   };
 }
 
 /** Messages with their attempts and sender names (reply or resend answers). */
-export async function messagesJson(db: Db, accountId: string, messages: MessageRow[]) {
+/**
+ * A failed message whose last attempt scheduled another: when, and which attempt of how many (the
+ * retry schedule restarts with a resend, so attempts count from the last resend).
+ */
+function retryOf(
+  attempts: ReturnType<typeof messageView>["deliveryAttempts"],
+  maxAttempts: number | null,
+): { nextAttemptAt: string; attempt: number; maxAttempts: number | null } | null {
+  const last = attempts.at(-1);
+  if (!last?.nextAttemptAt) return null;
+  const runStart = attempts.findLastIndex((a) => a.trigger === "manual");
+  const inRun = attempts.length - Math.max(runStart, 0);
+  return { nextAttemptAt: last.nextAttemptAt, attempt: inRun + 1, maxAttempts };
+}
+
+/** `maxAttempts`: the configured delivery schedule's attempts (its retries and the first). */
+export async function messagesJson(
+  db: Db,
+  accountId: string,
+  messages: MessageRow[],
+  maxAttempts: number | null = null,
+) {
   const [attempts, users, tokens] = await Promise.all([
     attemptsByMessage(
       db.kysely,
@@ -135,11 +187,36 @@ export async function messagesJson(db: Db, accountId: string, messages: MessageR
       m.sender === "human" && user ? (user.name ?? user.email) : null,
       reactionsOf.get(m.id) ?? [],
       tokens.get(m.id) ?? null,
+      maxAttempts,
     );
   });
 }
 
-export async function threadJson(db: Db, accountId: string, row: InboxRow) {
+export async function threadJson(
+  db: Db,
+  accountId: string,
+  row: InboxRow,
+  maxAttempts: number | null = null,
+) {
   const messages = await lastMessagesOf(db.kysely, accountId, row.contact_id, THREAD_SIZE, row.id);
-  return messagesJson(db, accountId, messages);
+  return messagesJson(db, accountId, messages, maxAttempts);
+}
+
+/** A conversation's events as thread lines: a hand-back names the person who replied. */
+export async function conversationEventsJson(db: Db, accountId: string, conversationId: string) {
+  const events = await eventsOfConversation(db.kysely, accountId, conversationId);
+  const users = await findUsersByIds(
+    db.kysely,
+    accountId,
+    events.flatMap((e) => (e.user_id ? [e.user_id] : [])),
+  );
+  return events.map((e) => {
+    const user = e.user_id ? users.get(e.user_id) : undefined;
+    return {
+      id: e.id,
+      kind: e.kind,
+      userName: user ? (user.name ?? user.email) : null,
+      createdAt: iso(e.created_at),
+    };
+  });
 }

@@ -350,6 +350,23 @@ export async function conversationIdsOfContact(
 }
 
 /** Erasure: the contact row itself (its conversation, messages and memberships go first, by their owners). */
+/** The sender ids (`fromId`, e.g. "web:vis_…") of these contacts that have one, by contact id. */
+export async function externalIdsOfContacts(
+  db: Q,
+  accountId: string,
+  contactIds: string[],
+): Promise<Map<string, string>> {
+  if (contactIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("contacts")
+    .select(["id", "external_id"])
+    .where("account_id", "=", accountId)
+    .where("id", "in", contactIds)
+    .where("external_id", "is not", null)
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.external_id as string]));
+}
+
 export async function deleteContact(db: Q, accountId: string, contactId: string): Promise<boolean> {
   const result = await db
     .deleteFrom("contacts")
@@ -357,4 +374,15 @@ export async function deleteContact(db: Q, accountId: string, contactId: string)
     .where("id", "=", contactId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/** Bulk actions: this account's contacts among `ids` (another account's ids are simply not found). */
+export async function findContactsByIds(db: Q, accountId: string, ids: string[]): Promise<ContactRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("contacts")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "in", ids)
+    .execute();
 }

@@ -3,8 +3,11 @@ import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
+import { bulkContacts } from "./bulk.ts";
 import { eraseContact } from "./erase.ts";
 import {
+  BulkContactsBody,
+  BulkResponse,
   ContactJson,
   ContactPage,
   ContactParams,
@@ -81,6 +84,26 @@ export function contactRoutes(app: App, ctx: AppContext): void {
       const contact = await lookupContact(db, accountOf(request).id, { phoneNumber, email });
       return { success: true as const, contactId: contact.id, contact: contactView(contact) };
     },
+  );
+
+  app.post(
+    "/v1/contacts/bulk",
+    {
+      schema: {
+        operationId: "bulkContacts",
+        summary: "Label, unlabel or delete many contacts at once (extension)",
+        description:
+          "One transaction: everything or, on an error, nothing. Up to 500 ids; ids that are not this " +
+          "account's (or no longer exist) are listed in notFound and change nothing. label adds the label " +
+          "where missing (a contact would exceed 20 labels: 400), unlabel removes it where present; delete " +
+          "erases each contact with all its data, as DELETE /v1/contacts/{contactId}. Errors: " +
+          "VALIDATION_ERROR (400, naming the field).",
+        tags: ["contacts"],
+        body: BulkContactsBody,
+        response: { 200: BulkResponse, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => bulkContacts(ctx, accountOf(request).id, request.body),
   );
 
   app.get(

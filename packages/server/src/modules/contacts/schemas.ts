@@ -102,3 +102,25 @@ export const LookupResponse = Type.Object({
 export const ContactParams = Type.Object({
   contactId: Type.String({ maxLength: 64 }),
 });
+
+/** The ids of a bulk action: 1 to 500 per call (a repeated id counts once). */
+export const BulkIds = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  minItems: 1,
+  maxItems: 500,
+  description: "1 to 500 ids of this account; others are reported in notFound and left alone",
+});
+
+export const BulkContactsBody = Type.Object({
+  ids: BulkIds,
+  action: Type.Union([Type.Literal("label"), Type.Literal("unlabel"), Type.Literal("delete")], {
+    description:
+      "label / unlabel: add or remove `label` on each contact; delete: erase each contact as DELETE " +
+      "/v1/contacts/{contactId} does. To put contacts on a list: POST /v1/lists/{listId}/contacts/bulk",
+  }),
+  label: Type.Optional(Type.String({ maxLength: 50, description: "Required for label and unlabel" })),
+});
+
+export const BulkResponse = Type.Object({
+  updated: Type.Integer({ description: "Rows the action applied to (already in that state included)" }),
+  notFound: Type.Array(Type.String(), { description: "Ids that are not this account's: nothing done" }),
+});

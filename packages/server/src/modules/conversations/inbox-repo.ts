@@ -15,7 +15,10 @@ export interface InboxFilter {
   /** A built-in channel's id, or '' for the custom channel. */
   channelId?: string | undefined;
   campaignId?: string | undefined;
-  q?: string | undefined;
+  /** One contact's conversations (the contact page and the inbox's contact panel). */
+  contactId?: string | undefined;
+  /** A search: only these conversations (found by contactMatches and search.ts). */
+  qConversationIds?: string[] | undefined;
   /** Conversations whose contact carries this label (labels are a JSON array on the contact). */
   label?: string | undefined;
   /** Start after this (last_message_at, id). */
@@ -23,6 +26,8 @@ export interface InboxFilter {
   limit: number;
   /** Only this conversation (the detail view reads the same row). */
   conversationId?: string;
+  /** Unread as this teammate sees it (their own read mark); without it, the account-wide mark. */
+  readerId?: string | undefined;
 }
 
 export type InboxRow = ConversationRow & {
@@ -43,6 +48,43 @@ export type InboxRow = ConversationRow & {
 
 function likePattern(q: string): string {
   return `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The conversations of the account's newest `limit` contacts whose name, phone, e-mail or channel
+ * id holds `q` (a substring, case aside): one pass over the contacts, instead of a contact look-up
+ * per conversation in recency order.
+ */
+export async function contactMatches(db: Q, accountId: string, q: string, limit: number): Promise<string[]> {
+  const p = likePattern(q.trim());
+  const rows = await db
+    .selectFrom("contacts as ct")
+    .innerJoin("conversations as c", (j) =>
+      j.onRef("c.contact_id", "=", "ct.id").onRef("c.account_id", "=", "ct.account_id"),
+    )
+    .select("c.id")
+    .where("ct.account_id", "=", accountId)
+    .where(
+      sql<SqlBool>`(
+        lower(coalesce(ct.first_name, '') || ' ' || coalesce(ct.last_name, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.phone, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.email, '')) like ${p} escape '\\'
+        or lower(coalesce(ct.external_id, '')) like ${p} escape '\\'
+      )`,
+    )
+    .orderBy("ct.id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
+ * When the reader last read conversation `c`: their own mark, or (never opened by them) the
+ * conversation's account-wide last_read_at, so existing data reads as before.
+ */
+function readMark(readerId: string | undefined) {
+  if (readerId === undefined) return sql`c.last_read_at`;
+  return sql`coalesce((select r.last_read_at from conversation_reads r where r.conversation_id = c.id and r.user_id = ${readerId} and r.account_id = c.account_id), c.last_read_at)`;
 }
 
 export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promise<InboxRow[]> {
@@ -72,7 +114,7 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
       >`(select m.id from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id order by m.id desc limit 1)`.as(
         "last_message_id",
       ),
-      sql<number>`(select count(*) from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id and m.direction = 'inbound' and m.created_at > c.last_read_at)`.as(
+      sql<number>`(select count(*) from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id and m.direction = 'inbound' and m.created_at > ${readMark(f.readerId)})`.as(
         "unread_count",
       ),
     ])
@@ -85,22 +127,14 @@ export async function pageInbox(db: Q, accountId: string, f: InboxFilter): Promi
   if (f.channel) query = query.where("c.channel", "=", f.channel);
   if (f.channelId !== undefined) query = query.where("c.channel_id", "=", f.channelId);
   if (f.campaignId) query = query.where("c.campaign_id", "=", f.campaignId);
+  if (f.contactId) query = query.where("c.contact_id", "=", f.contactId);
   if (f.label?.trim()) {
     const p = likePattern(`"${f.label.trim()}"`);
     query = query.where(sql<boolean>`lower(ct.labels) like ${p} escape '\\'`);
   }
-  if (f.q?.trim()) {
-    const p = likePattern(f.q.trim());
-    query = query.where(
-      sql<SqlBool>`(
-        lower(coalesce(ct.first_name, '') || ' ' || coalesce(ct.last_name, '')) like ${p} escape '\\'
-        or lower(coalesce(ct.phone, '')) like ${p} escape '\\'
-        or lower(coalesce(ct.email, '')) like ${p} escape '\\'
-        or lower(coalesce(ct.external_id, '')) like ${p} escape '\\'
-        or exists (select 1 from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id
-                   and m.conversation_id = c.id and lower(m.body) like ${p} escape '\\')
-      )`,
-    );
+  if (f.qConversationIds) {
+    const ids = f.qConversationIds;
+    query = query.where(ids.length > 0 ? sql<SqlBool>`c.id in (${sql.join(ids)})` : sql<SqlBool>`1 = 0`);
   }
   if (f.after) {
     const { at, id } = f.after;
@@ -180,22 +214,87 @@ export async function updateInboxState(
   return found;
 }
 
-/** Marks a conversation read now (does not count as activity). */
-export async function markRead(db: Q, accountId: string, conversationId: string, at: number): Promise<void> {
+/** Marks a conversation read now for one teammate only (the app's unread per person). */
+export async function markReadFor(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  userId: string,
+  at: number,
+): Promise<void> {
   await db
-    .updateTable("conversations")
-    .set({ last_read_at: at })
-    .where("account_id", "=", accountId)
-    .where("id", "=", conversationId)
+    .insertInto("conversation_reads")
+    .values({ account_id: accountId, conversation_id: conversationId, user_id: userId, last_read_at: at })
+    .onConflict((oc) => oc.columns(["conversation_id", "user_id"]).doUpdateSet({ last_read_at: at }))
     .execute();
 }
 
-/** A removed teammate's conversations become unassigned. */
+/**
+ * How many conversations hold inbound messages the teammate has not read (the tab title), counted up
+ * to `cap` (the title says "99+" beyond).
+ */
+export async function unreadConversationCount(
+  db: Q,
+  accountId: string,
+  userId: string,
+  cap: number,
+): Promise<number> {
+  const unread = db
+    .selectFrom("conversations as c")
+    .select("c.id")
+    .where("c.account_id", "=", accountId)
+    // Nothing since the mark: no need to look at the messages.
+    .where(sql<SqlBool>`c.last_message_at > ${readMark(userId)}`)
+    .where(
+      sql<SqlBool>`exists (select 1 from messages m where m.account_id = c.account_id and m.contact_id = c.contact_id and m.conversation_id = c.id and m.direction = 'inbound' and m.created_at > ${readMark(userId)})`,
+    )
+    .limit(cap);
+  const row = await db.selectFrom(unread.as("u")).select(sql<number>`count(*)`.as("n")).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** A removed teammate's conversations become unassigned, and their read marks go. */
 export async function unassignUser(db: Q, accountId: string, userId: string): Promise<void> {
+  await db
+    .deleteFrom("conversation_reads")
+    .where("account_id", "=", accountId)
+    .where("user_id", "=", userId)
+    .execute();
   await db
     .updateTable("conversations")
     .set({ assignee_id: null })
     .where("account_id", "=", accountId)
     .where("assignee_id", "=", userId)
+    .execute();
+}
+
+export type BulkConversationRow = Pick<ConversationRow, "id" | "contact_id" | "assignee_id"> & {
+  contact_first_name: string | null;
+  contact_last_name: string | null;
+  contact_phone: string | null;
+  contact_email: string | null;
+};
+
+/** Bulk actions: this account's conversations among `ids`, with what names their contact. */
+export async function conversationsByIds(
+  db: Q,
+  accountId: string,
+  ids: string[],
+): Promise<BulkConversationRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom("conversations as c")
+    .innerJoin("contacts as ct", "ct.id", "c.contact_id")
+    .select([
+      "c.id",
+      "c.contact_id",
+      "c.assignee_id",
+      "ct.first_name as contact_first_name",
+      "ct.last_name as contact_last_name",
+      "ct.phone as contact_phone",
+      "ct.email as contact_email",
+    ])
+    .where("c.account_id", "=", accountId)
+    .where("c.id", "in", ids)
     .execute();
 }

@@ -3,7 +3,7 @@
 // Account id first in every function.
 import type { Kysely, Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
-import type { Bool, ConversationRow, Database } from "../../platform/db/schema.ts";
+import type { Bool, ConversationEventRow, ConversationRow, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import { conversationChanged } from "../../platform/live.ts";
 
@@ -274,6 +274,58 @@ export async function raiseHumanAlert(
 }
 
 /**
+ * A person replied: "needs a human" is answered. Clears the alert and records the hand-back (shown
+ * as a line in the thread); true when the alert was on.
+ */
+export async function handBackToPerson(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  userId: string | null,
+  at: number,
+): Promise<boolean> {
+  const res = await db
+    .updateTable("conversations")
+    .set({ human_alert: 0, human_alert_reason: null, updated_at: at })
+    .where("account_id", "=", accountId)
+    .where("id", "=", conversationId)
+    .where("human_alert", "=", 1)
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) return false;
+  await db
+    .insertInto("conversation_events")
+    .values({
+      id: newId("conversationEvent"),
+      account_id: accountId,
+      conversation_id: conversationId,
+      kind: "handed_back",
+      user_id: userId,
+      created_at: at,
+    })
+    .execute();
+  conversationChanged(db, accountId, conversationId);
+  return true;
+}
+
+/** A conversation's events (hand-backs), oldest first. */
+export async function eventsOfConversation(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+  limit = 200,
+): Promise<ConversationEventRow[]> {
+  const rows = await db
+    .selectFrom("conversation_events")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("conversation_id", "=", conversationId)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+  return rows.reverse();
+}
+
+/**
  * The contact saw the conversation at `at` (its channel says so): kept only when later than what is
  * stored, so a late or repeated report never moves it back. True when it moved.
  */
@@ -397,6 +449,26 @@ export async function deleteConversationsOfContact(
     .where("account_id", "=", accountId)
     .where("contact_id", "=", contactId)
     .execute();
+  if (rows.length > 0) {
+    await db
+      .deleteFrom("conversation_events")
+      .where("account_id", "=", accountId)
+      .where(
+        "conversation_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .execute();
+    await db
+      .deleteFrom("conversation_reads")
+      .where("account_id", "=", accountId)
+      .where(
+        "conversation_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .execute();
+  }
   await db
     .deleteFrom("conversations")
     .where("account_id", "=", accountId)
@@ -425,6 +497,34 @@ export async function conversationIdsOfContacts(
     .orderBy("id")
     .execute();
   return new Map(rows.map((r) => [r.contact_id, r.id]));
+}
+
+/**
+ * Each of these contacts' most recently active conversation with its channel's type ("custom" for the
+ * custom channel, null when the built-in channel was deleted since): an unnamed contact is shown by
+ * its channel id and channel.
+ */
+export async function latestConversationsOfContacts(
+  db: Q,
+  accountId: string,
+  contactIds: string[],
+): Promise<Map<string, { id: string; channelType: string | null }>> {
+  if (contactIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("conversations as c")
+    .leftJoin("channels as ch", (j) =>
+      j.onRef("ch.id", "=", "c.channel_id").onRef("ch.account_id", "=", "c.account_id"),
+    )
+    .select(["c.id", "c.contact_id", "c.channel_id", "ch.type"])
+    .where("c.account_id", "=", accountId)
+    .where("c.contact_id", "in", contactIds)
+    // The newest last: the map keeps each contact's most recent one.
+    .orderBy("c.last_message_at")
+    .orderBy("c.id")
+    .execute();
+  return new Map(
+    rows.map((r) => [r.contact_id, { id: r.id, channelType: r.channel_id === "" ? "custom" : r.type }]),
+  );
 }
 
 /** Open conversations whose human alert is up: people are waiting for a person. */

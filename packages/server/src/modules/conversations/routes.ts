@@ -3,7 +3,16 @@ import type { AppContext } from "../../context.ts";
 import { errorResponses } from "../../platform/http/openapi.ts";
 import { type App, accountOf } from "../../platform/http/types.ts";
 import { pageOf, toPage } from "../../platform/pagination.ts";
-import { BotSwitchBody, ConversationJson, ConversationListQuery, ConversationParams } from "./schemas.ts";
+import { findUser } from "../accounts/users-repo.ts";
+import { bulkConversations } from "./bulk.ts";
+import {
+  BotSwitchBody,
+  BulkConversationsBody,
+  BulkConversationsResponse,
+  ConversationJson,
+  ConversationListQuery,
+  ConversationParams,
+} from "./schemas.ts";
 import { conversationView, pageConversations, requireConversation, setConversationBot } from "./service.ts";
 
 export function conversationRoutes(app: App, { db }: AppContext): void {
@@ -30,6 +39,30 @@ export function conversationRoutes(app: App, { db }: AppContext): void {
         (r) => r.id,
         (r) => conversationView(account, r),
       );
+    },
+  );
+
+  app.post(
+    "/v1/conversations/bulk",
+    {
+      schema: {
+        operationId: "bulkConversations",
+        summary: "Assign, resolve, reopen, label or unlabel many conversations at once (extension)",
+        description:
+          "One transaction: everything or, on an error, nothing. Up to 500 ids; ids that are not this " +
+          "account's are listed in notFound and change nothing. Labels belong to the conversation's " +
+          "contact. Errors: VALIDATION_ERROR (400, naming the field: assigneeId missing or not a user " +
+          "of the account, label missing or invalid).",
+        tags: ["conversations"],
+        body: BulkConversationsBody,
+        response: { 200: BulkConversationsResponse, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const accountId = accountOf(request).id;
+      return bulkConversations(db, accountId, request.body, {
+        isUser: async (userId) => Boolean(await findUser(db.kysely, accountId, userId)),
+      });
     },
   );
 

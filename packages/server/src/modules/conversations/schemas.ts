@@ -59,3 +59,36 @@ export const BotSwitchBody = Type.Object({
     description: "true resumes the bot (and clears the human alert), false pauses it for this conversation",
   }),
 });
+
+export const BulkConversationsBody = Type.Object({
+  ids: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    minItems: 1,
+    maxItems: 500,
+    description: "1 to 500 conversation ids of this account; others are reported in notFound and left alone",
+  }),
+  action: Type.Union(
+    [
+      Type.Literal("assign"),
+      Type.Literal("resolve"),
+      Type.Literal("reopen"),
+      Type.Literal("label"),
+      Type.Literal("unlabel"),
+    ],
+    {
+      description:
+        "assign: to assigneeId (null unassigns); resolve / reopen: set the status; label / unlabel: add " +
+        "or remove `label` on each conversation's contact (the inbox's label filter reads the contact's)",
+    },
+  ),
+  assigneeId: Type.Optional(
+    Type.Union([Type.String({ maxLength: 64 }), Type.Null()], {
+      description: "Required for assign: a user (usr_…) of the account, or null to unassign",
+    }),
+  ),
+  label: Type.Optional(Type.String({ maxLength: 50, description: "Required for label and unlabel" })),
+});
+
+export const BulkConversationsResponse = Type.Object({
+  updated: Type.Integer({ description: "Conversations the action applied to" }),
+  notFound: Type.Array(Type.String(), { description: "Ids that are not this account's: nothing done" }),
+});

@@ -10,6 +10,7 @@ import { iso } from "../../platform/text.ts";
 import * as inbox from "./inbox-repo.ts";
 import * as repo from "./repo.ts";
 import type { ConversationListQuery } from "./schemas.ts";
+import * as search from "./search.ts";
 
 // --- conversations --------------------------------------------------------------------------------
 
@@ -86,6 +87,8 @@ export interface InboxQuery {
   /** A built-in channel's id, or "custom" (or "") for the custom channel. */
   channelId?: string | undefined;
   campaignId?: string | undefined;
+  /** One contact's conversations. */
+  contactId?: string | undefined;
   q?: string | undefined;
   label?: string | undefined;
   cursor?: string | undefined;
@@ -114,6 +117,18 @@ export async function pageInbox(db: Db, accountId: string, userId: string, query
         : query.assignee === "unassigned"
           ? null
           : query.assignee;
+  // A search: conversations whose contact matches, and those whose messages hold the words (through
+  // the full-text index), each of these showing its newest matching message.
+  const q = query.q?.trim() ?? "";
+  const terms = q ? search.searchTerms(q) : [];
+  const [hits, byContact] = q
+    ? await Promise.all([
+        search.newestMatches(db, accountId, terms),
+        inbox.contactMatches(db.kysely, accountId, q, search.SEARCH_HITS),
+      ])
+    : [[], []];
+  const matchOf = new Map<string, search.MessageHit>();
+  for (const hit of hits) if (!matchOf.has(hit.conversation_id)) matchOf.set(hit.conversation_id, hit);
   const rows = await inbox.pageInbox(db.kysely, accountId, {
     status: query.status,
     humanAlert: query.humanAlert,
@@ -121,19 +136,27 @@ export async function pageInbox(db: Db, accountId: string, userId: string, query
     channel: query.channel,
     channelId: query.channelId === "custom" ? "" : query.channelId,
     campaignId: query.campaignId,
-    q: query.q,
+    contactId: query.contactId,
+    qConversationIds: q ? [...new Set([...byContact, ...matchOf.keys()])] : undefined,
     label: query.label,
     after: decodeInboxCursor(query.cursor),
     limit,
+    readerId: userId,
   });
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];
-  return { rows: page, hasMore, nextCursor: hasMore && last ? encodeInboxCursor(last) : null };
+  const matches = new Map<string, search.SearchMatch>();
+  for (const row of page) {
+    const hit = matchOf.get(row.id);
+    if (hit) matches.set(row.id, { messageId: hit.id, ...search.snippetOf(hit.body, terms) });
+  }
+  return { rows: page, hasMore, nextCursor: hasMore && last ? encodeInboxCursor(last) : null, matches };
 }
 
-export async function requireInboxRow(db: Db, accountId: string, conversationId: string) {
-  const [row] = await inbox.pageInbox(db.kysely, accountId, { conversationId, limit: 1 });
+/** The conversation's inbox row; with `readerId`, its unread count is that teammate's. */
+export async function requireInboxRow(db: Db, accountId: string, conversationId: string, readerId?: string) {
+  const [row] = await inbox.pageInbox(db.kysely, accountId, { conversationId, limit: 1, readerId });
   if (!row) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
   return row;
 }
@@ -187,6 +210,20 @@ export async function changeInboxState(
   if (!found) throw new AppError("CONVERSATION_NOT_FOUND", `conversation ${conversationId} not found`);
 }
 
-export async function markConversationRead(db: Db, accountId: string, conversationId: string) {
-  await db.write((trx) => inbox.markRead(trx, accountId, conversationId, Date.now()));
+/** Opening a conversation in the app marks it read for that teammate only. */
+export async function markConversationRead(
+  db: Db,
+  accountId: string,
+  conversationId: string,
+  userId: string,
+) {
+  await db.write((trx) => inbox.markReadFor(trx, accountId, conversationId, userId, Date.now()));
+}
+
+/** The most the tab title counts (it says "99+" beyond). */
+export const UNREAD_CAP = 100;
+
+/** How many conversations the teammate has unread (up to UNREAD_CAP). */
+export async function unreadTotal(db: Db, accountId: string, userId: string): Promise<number> {
+  return inbox.unreadConversationCount(db.kysely, accountId, userId, UNREAD_CAP);
 }

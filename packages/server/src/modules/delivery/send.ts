@@ -9,7 +9,12 @@ import { isValidEmail, normaliseEmail } from "../../platform/text.ts";
 import { findOwnerUserId } from "../accounts/repo.ts";
 import { toE164 } from "../contacts/phone.ts";
 import { findContactById, findOrCreateContactByExternalId, updateContactDetails } from "../contacts/repo.ts";
-import { findConversationById, findOrCreateConversation, pauseBot } from "../conversations/repo.ts";
+import {
+  findConversationById,
+  findOrCreateConversation,
+  handBackToPerson,
+  pauseBot,
+} from "../conversations/repo.ts";
 import { findMessageById, lastChannelOf, markPendingForResend } from "../messaging/repo.ts";
 import { deliveryJob } from "./jobs.ts";
 import { createOutboundMessage } from "./outbound.ts";
@@ -117,6 +122,9 @@ export async function sendHumanReply(
     const contact = await findContactById(trx, accountId, conversation.contact_id);
     const channel = conversation.channel ?? (await lastChannelOf(trx, accountId, conversation.contact_id));
     await pauseBot(trx, accountId, conversationId, now);
+    const author = userId ?? (await findOwnerUserId(trx, accountId)) ?? null;
+    // A person answered: the conversation no longer needs one (the thread says who took it back).
+    await handBackToPerson(trx, accountId, conversationId, author, now);
     const reply = await createOutboundMessage(trx, accountId, {
       conversationId,
       contactId: conversation.contact_id,
@@ -125,7 +133,7 @@ export async function sendHumanReply(
       channel,
       toId: contact?.external_id ?? null,
       campaignId: conversation.campaign_id,
-      userId: userId ?? (await findOwnerUserId(trx, accountId)) ?? null,
+      userId: author,
       at: now,
     });
     for (const hook of ctx.onHumanReply) await hook(trx, reply);

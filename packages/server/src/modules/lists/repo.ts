@@ -95,6 +95,24 @@ export async function addMembers(
   }
 }
 
+/** Of these contacts, the ones already on the list. */
+export async function membersAmong(
+  db: Q,
+  accountId: string,
+  listId: string,
+  contactIds: string[],
+): Promise<Set<string>> {
+  if (contactIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom("list_members")
+    .select("contact_id")
+    .where("account_id", "=", accountId)
+    .where("list_id", "=", listId)
+    .where("contact_id", "in", contactIds)
+    .execute();
+  return new Set(rows.map((r) => r.contact_id));
+}
+
 export async function removeMember(
   db: Q,
   accountId: string,

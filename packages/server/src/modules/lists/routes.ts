@@ -7,6 +7,8 @@ import { ContactJson } from "../contacts/schemas.ts";
 import {
   AddMemberBody,
   AddMemberResponse,
+  AddMembersBody,
+  AddMembersResponse,
   CreateListBody,
   DeleteListResponse,
   ListJson,
@@ -15,6 +17,7 @@ import {
   RemoveMemberResponse,
 } from "./schemas.ts";
 import {
+  addContactsToList,
   addContactToList,
   createList,
   deleteList,
@@ -132,6 +135,30 @@ export function listRoutes(app: App, { db }: AppContext): void {
       const { contactId } = request.body;
       const added = await addContactToList(db, accountOf(request).id, listId, contactId);
       return { success: true as const, listId, contactId, added };
+    },
+  );
+
+  app.post(
+    "/v1/lists/:listId/contacts/bulk",
+    {
+      schema: {
+        operationId: "addContactsToList",
+        summary: "Add many contacts to a list at once (extension)",
+        description:
+          "One transaction, up to 500 contact ids. Idempotent: members already there are counted in " +
+          "alreadyMembers and left as they are; ids that are not this account's contacts are listed in " +
+          "notFound and change nothing. Errors: VALIDATION_ERROR (400, contactIds missing, empty or over " +
+          "500), LIST_NOT_FOUND (404).",
+        tags: ["lists"],
+        params: ListParams,
+        body: AddMembersBody,
+        response: { 200: AddMembersResponse, ...errorResponses(400, 401, 404, 429) },
+      },
+    },
+    async (request) => {
+      const { listId } = request.params;
+      const result = await addContactsToList(db, accountOf(request).id, listId, request.body.contactIds);
+      return { success: true as const, listId, ...result };
     },
   );
 

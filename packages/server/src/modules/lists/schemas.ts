@@ -44,3 +44,19 @@ export const RemoveMemberResponse = Type.Object({
 });
 
 export const DeleteListResponse = Type.Object({ success: Type.Literal(true), listId: Type.String() });
+
+export const AddMembersBody = Type.Object({
+  contactIds: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    minItems: 1,
+    maxItems: 500,
+    description: "1 to 500 contact ids of this account; others are reported in notFound and left alone",
+  }),
+});
+
+export const AddMembersResponse = Type.Object({
+  success: Type.Literal(true),
+  listId: Type.String(),
+  added: Type.Integer({ description: "Contacts that became members" }),
+  alreadyMembers: Type.Integer({ description: "Contacts that already were members (unchanged)" }),
+  notFound: Type.Array(Type.String(), { description: "Ids that are not this account's contacts" }),
+});

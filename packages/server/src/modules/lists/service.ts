@@ -4,6 +4,8 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { DEFAULT_PAGE_SIZE, decodeCursor, toPage } from "../../platform/pagination.ts";
 import { iso } from "../../platform/text.ts";
+import { distinctIds } from "../contacts/bulk.ts";
+import { findContactsByIds } from "../contacts/repo.ts";
 import { contactView, requireContact } from "../contacts/service.ts";
 import * as repo from "./repo.ts";
 
@@ -73,6 +75,38 @@ export async function addContactToList(
   await assertListExists(db, accountId, listId);
   await requireContact(db, accountId, contactId);
   return repo.addMember(db.kysely, accountId, listId, contactId);
+}
+
+/**
+ * Adds many contacts to a list in one transaction. Ids that are not this account's contacts are
+ * reported as not found and change nothing; members already there stay as they are.
+ */
+export async function addContactsToList(
+  db: Db,
+  accountId: string,
+  listId: string,
+  rawContactIds: string[],
+): Promise<{ added: number; alreadyMembers: number; notFound: string[] }> {
+  const ids = distinctIds(rawContactIds);
+  return db.write(async (trx) => {
+    if (!(await repo.listExists(trx, accountId, listId))) {
+      throw new AppError("LIST_NOT_FOUND", `list ${listId} not found`);
+    }
+    const found = new Set((await findContactsByIds(trx, accountId, ids)).map((c) => c.id));
+    const contactIds = ids.filter((id) => found.has(id));
+    const already = await repo.membersAmong(trx, accountId, listId, contactIds);
+    await repo.addMembers(
+      trx,
+      accountId,
+      listId,
+      contactIds.filter((id) => !already.has(id)),
+    );
+    return {
+      added: contactIds.length - already.size,
+      alreadyMembers: already.size,
+      notFound: ids.filter((id) => !found.has(id)),
+    };
+  });
 }
 
 export async function removeContactFromList(

@@ -213,7 +213,7 @@ async function byChannel(ctx: AppContext, accountId: string, perChannel: Map<str
   const known = new Set(channels.map((c) => c.id));
   const of = (id: string) => perChannel.get(id) ?? { ...NO_CHANNEL_FIGURES };
   return [
-    { channelId: null, channelType: "custom", name: null, ...of("") },
+    { channelId: null, channelType: "custom" as const, name: null, ...of("") },
     ...channels.map((c) => ({ channelId: c.id, channelType: c.type, name: c.name, ...of(c.id) })),
     ...[...perChannel.keys()]
       .filter((id) => id !== "" && !known.has(id))

@@ -37,6 +37,11 @@ import * as m030 from "./migrations/030_notifications.ts";
 import * as m031 from "./migrations/031_business_hours.ts";
 import * as m032 from "./migrations/032_password_resets.ts";
 import * as m033 from "./migrations/033_conversation_notes.ts";
+import * as m034search from "./migrations/034_message_search.ts";
+import * as m035 from "./migrations/035_canned_replies.ts";
+import * as m036events from "./migrations/036_conversation_events.ts";
+import * as m037reads from "./migrations/037_conversation_reads.ts";
+import * as m038 from "./migrations/038_export_order_indexes.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -100,6 +105,11 @@ const MIGRATIONS: Record<string, Migration> = {
   "031_business_hours": m031,
   "032_password_resets": m032,
   "033_conversation_notes": m033,
+  "034_message_search": m034search,
+  "035_canned_replies": m035,
+  "036_conversation_events": m036events,
+  "037_conversation_reads": m037reads,
+  "038_export_order_indexes": m038,
 };
 
 class StaticMigrations implements MigrationProvider {

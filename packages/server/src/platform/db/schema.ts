@@ -187,6 +187,38 @@ export interface ConversationNotesTable {
   created_at: number;
 }
 
+/** An account-wide canned reply (canned-replies/service.ts): a snippet the reply box inserts by "/shortcut". */
+export interface CannedRepliesTable {
+  id: string;
+  account_id: string;
+  /** Lower case letters, digits, "-" and "_"; unique per account. */
+  shortcut: string;
+  title: string;
+  body: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Something that happened to a conversation besides its messages (a hand-back), shown in its thread. */
+export interface ConversationEventsTable {
+  id: string;
+  account_id: string;
+  conversation_id: string;
+  /** "handed_back": a person's reply cleared "needs a human". */
+  kind: string;
+  /** The person it was, when one. */
+  user_id: string | null;
+  created_at: number;
+}
+
+/** When a teammate last opened a conversation in the app (unread per person). */
+export interface ConversationReadsTable {
+  account_id: string;
+  conversation_id: string;
+  user_id: string;
+  last_read_at: number;
+}
+
 export type ChannelType = "web" | "whatsapp" | "telegram" | "twilio_sms" | "messenger" | "instagram";
 export type ChannelStatus = "active" | "paused" | "error";
 
@@ -406,6 +438,9 @@ export interface Database {
   import_rejections: ImportRejectionsTable;
   conversations: ConversationsTable;
   conversation_notes: ConversationNotesTable;
+  canned_replies: CannedRepliesTable;
+  conversation_events: ConversationEventsTable;
+  conversation_reads: ConversationReadsTable;
   messages: MessagesTable;
   delivery_attempts: DeliveryAttemptsTable;
   campaigns: CampaignsTable;
@@ -474,6 +509,7 @@ export type JobRow = Selectable<JobsTable>;
 export type ContactRow = Selectable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type ConversationRow = Selectable<ConversationsTable>;
+export type ConversationEventRow = Selectable<ConversationEventsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type DeliveryAttemptRow = Selectable<DeliveryAttemptsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;

@@ -2,9 +2,9 @@
 // the agency grants.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
+import type { CreditTransaction, Page, Subaccount } from "../api-types.ts";
 import { credits } from "../format.ts";
 import { notify } from "../notify.ts";
-import type { CreditTransaction, Page, Subaccount } from "../types.ts";
 
 export const agencyKeys = {
   subaccounts: ["subaccounts"] as const,

@@ -3,7 +3,7 @@
 // plain functions; the links' checks are queries.
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
-import type { Session } from "../types.ts";
+import type { Session } from "../api-types.ts";
 
 export const authKeys = {
   onboarding: (setupToken: string | null) => ["onboarding", setupToken] as const,
@@ -52,7 +52,15 @@ export const onboard = (body: {
   email: string;
   password: string;
   setupToken?: string;
+  /** The owner's display name. */
+  name?: string;
 }) => api<Session & { apiKey: string }>("POST", "/onboarding", body);
+
+/** The signed-in person's display name (blank clears it); answers the session with it. */
+export const updateProfile = (name: string | null) => api<Session>("PATCH", "/profile", { name });
+
+/** The signed-in account's own credit balance. */
+export const fetchBalance = () => api<{ balance: number }>("GET", "/credits");
 
 export const acceptInvite = (token: string, body: { name?: string; password: string }) =>
   api<Session & { notice?: string }>("POST", `/invites/${encodeURIComponent(token)}/accept`, body);

@@ -2,7 +2,6 @@
 // made on it. A campaign's stats and skipped members sit under its key: refreshing it refreshes them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
-import { notify } from "../notify.ts";
 import type {
   Campaign,
   CampaignSummary,
@@ -12,7 +11,8 @@ import type {
   PreviewResult,
   SavedKnowledge,
   SkippedMember,
-} from "../types.ts";
+} from "../api-types.ts";
+import { notify } from "../notify.ts";
 
 export const campaignKeys = {
   all: ["campaigns"] as const,

@@ -2,8 +2,8 @@
 // A channel's state shows on the dashboard too (the ones in error), so a change refreshes both.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
+import type { Channel, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { Channel, Page } from "../types.ts";
 import { dashboardKeys } from "./dashboard.ts";
 
 export const channelKeys = {

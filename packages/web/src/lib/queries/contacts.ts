@@ -2,15 +2,23 @@
 // key factory, so the pages, the list membership and the imports refresh exactly what they change.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
+import type { ChannelKind, ContactJson, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { ContactJson, Page } from "../types.ts";
 import { conversationKeys } from "./conversations.ts";
 import { listKeys } from "./lists.ts";
 import { nextCursor } from "./paging.ts";
 
-export type ContactRow = ContactJson & { conversationId: string | null };
+/** Where the contact last wrote: an unnamed chat contact is named by them (lib/contact-name.ts). */
+export interface ContactChannel {
+  /** The latest conversation's channel type; null without a conversation or when its channel was deleted. */
+  channelType: ChannelKind | null;
+  /** The sender id on its channel ("web:vis_…", "tg:…", a custom channel's fromId), or null. */
+  fromId: string | null;
+}
 
-export interface ContactDetail {
+export type ContactRow = ContactJson & ContactChannel & { conversationId: string | null };
+
+export interface ContactDetail extends ContactChannel {
   contact: ContactJson;
   conversationId: string | null;
   /** The lists it is a member of. */
@@ -105,6 +113,21 @@ export function useSetContactBot(contactId: string) {
   });
 }
 
+/** The contact's labels, edited inline (the inbox's contact panel): an error is a notification. */
+export function useSetContactLabels(contactId: string) {
+  const refresh = useRefreshContact();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (labels: string[]) => api<ContactJson>("PATCH", `/contacts/${contactId}`, { labels }),
+    onSuccess: () => {
+      refresh(contactId);
+      // The inbox filters by label.
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
 export function useDeleteContact(contactId: string) {
   const client = useQueryClient();
   return useMutation({
@@ -115,5 +138,38 @@ export function useDeleteContact(contactId: string) {
       void client.invalidateQueries({ queryKey: contactKeys.all });
       void client.invalidateQueries({ queryKey: conversationKeys.all });
     },
+  });
+}
+
+export type ContactBulkAction = "label" | "unlabel" | "delete";
+
+/** What a bulk action answers: the rows it applied to, and the ids that were not found. */
+export interface BulkResult {
+  updated: number;
+  notFound: string[];
+}
+
+/** Labels, unlabels or deletes the selected contacts in one call; refreshes what shows them. */
+export function useBulkContacts() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { ids: string[]; action: ContactBulkAction; label?: string }) =>
+      api<BulkResult>("POST", "/contacts/bulk", body),
+    onSuccess: (result, { action, label }) => {
+      const n = `${result.updated} ${result.updated === 1 ? "contact" : "contacts"}`;
+      notify(
+        action === "delete"
+          ? `${n} deleted with their conversations and messages`
+          : action === "label"
+            ? `Label "${label}" added to ${n}`
+            : `Label "${label}" removed from ${n}`,
+      );
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      void client.invalidateQueries({ queryKey: ["contact"] });
+      void client.invalidateQueries({ queryKey: listKeys.all });
+      // The inbox filters by label, and erased contacts take their conversations with them.
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
   });
 }

@@ -3,8 +3,8 @@
 // under its key, so whatever refreshes it refreshes them too.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
+import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../types.ts";
 import { nextCursor } from "./paging.ts";
 
 export type ConversationPatch = Partial<{
@@ -20,7 +20,17 @@ export const conversationKeys = {
   list: (filters: string) => [...conversationKeys.all, filters] as const,
   detail: (conversationId: string) => ["conversation", conversationId] as const,
   summary: (conversationId: string) => [...conversationKeys.detail(conversationId), "summary"] as const,
+  /** The signed-in person's unread total (under `all`: whatever refreshes the list refreshes it). */
+  unread: () => [...conversationKeys.all, "unread-total"] as const,
 };
+
+/** How many conversations the signed-in person has unread (their own read marks; up to 100). */
+export function useUnreadTotal() {
+  return useQuery({
+    queryKey: conversationKeys.unread(),
+    queryFn: () => api<{ unreadConversations: number }>("GET", "/inbox/unread"),
+  });
+}
 
 /** The inbox list for the filters, 50 a page. */
 export function useConversations(filters: URLSearchParams) {
@@ -34,6 +44,19 @@ export function useConversations(filters: URLSearchParams) {
     },
     initialPageParam: "",
     getNextPageParam: nextCursor,
+  });
+}
+
+/** One contact's conversations, newest activity first (a contact has one per channel it wrote on). */
+export function useContactConversations(contactId: string | null) {
+  return useQuery({
+    queryKey: conversationKeys.list(`contactId=${contactId}&limit=50`),
+    queryFn: () =>
+      api<ConversationPage>(
+        "GET",
+        `/conversations?contactId=${encodeURIComponent(contactId ?? "")}&limit=50`,
+      ),
+    enabled: Boolean(contactId),
   });
 }
 
@@ -91,6 +114,32 @@ export function sendTyping(conversationId: string): void {
 export function useResendMessage(messageId: string) {
   return useMutation({
     mutationFn: () => api("POST", `/messages/${messageId}/resend`),
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+export type ConversationBulkAction = "assign" | "resolve" | "reopen" | "label" | "unlabel";
+
+/**
+ * One action on the selected conversations in one call (POST /app/api/conversations/bulk): assign
+ * (assigneeId, null unassigns), resolve, reopen, label / unlabel (the conversations' contacts).
+ * Answers { updated, notFound }; refreshes the inbox and the open conversations.
+ */
+export function useBulkConversations() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (body: {
+      ids: string[];
+      action: ConversationBulkAction;
+      assigneeId?: string | null;
+      label?: string;
+    }) => api<{ updated: number; notFound: string[] }>("POST", "/conversations/bulk", body),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: conversationKeys.all });
+      void client.invalidateQueries({ queryKey: ["conversation"] });
+      // contactKeys.all (a label shows on the contacts page); not imported: contacts.ts imports this file.
+      void client.invalidateQueries({ queryKey: ["contacts"] });
+    },
     onError: (err) => notify(errorMessage(err), "error"),
   });
 }

@@ -2,25 +2,9 @@
 // import itself, polled until it ends (the contact list is refreshed then).
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api, CsvBody } from "../api.ts";
+import type { ImportPreview, ImportState } from "../api-types.ts";
 
-export interface ImportPreview {
-  header: string[];
-  mapping: Record<string, string>;
-  sample: string[][];
-  total: number;
-}
-
-export interface ImportState {
-  importId: string;
-  status: "running" | "done" | "failed";
-  total: number;
-  done: number;
-  created: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  error: string | null;
-}
+export type { ImportPreview, ImportState } from "../api-types.ts";
 
 export const importKeys = {
   detail: (importId: string | null) => ["import", importId] as const,

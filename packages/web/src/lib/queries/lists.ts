@@ -2,8 +2,8 @@
 // (from the list's page or the contact's), each refreshing what shows it.
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
+import type { ContactJson, ListJson, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { ContactJson, ListJson, Page } from "../types.ts";
 import { contactKeys } from "./contacts.ts";
 import { nextCursor } from "./paging.ts";
 
@@ -112,6 +112,28 @@ export function useListMembership(change: "add" | "remove") {
       refresh(listId);
       void client.invalidateQueries({ queryKey: contactKeys.detail(contactId) });
       void client.invalidateQueries({ queryKey: contactKeys.all });
+    },
+    onError: (err) => notify(errorMessage(err), "error"),
+  });
+}
+
+/** Adds several contacts to a list in one call (members already there are left as they are). */
+export function useAddListMembers() {
+  const client = useQueryClient();
+  const refresh = useRefreshList();
+  return useMutation({
+    mutationFn: ({ listId, contactIds }: { listId: string; contactIds: string[] }) =>
+      api<{ added: number; alreadyMembers: number; notFound: string[] }>(
+        "POST",
+        `/lists/${listId}/contacts/bulk`,
+        { contactIds },
+      ),
+    onSuccess: (result, { listId }) => {
+      const already = result.alreadyMembers > 0 ? ` (${result.alreadyMembers} already there)` : "";
+      notify(`${result.added} ${result.added === 1 ? "contact" : "contacts"} added to the list${already}`);
+      refresh(listId);
+      void client.invalidateQueries({ queryKey: contactKeys.all });
+      void client.invalidateQueries({ queryKey: ["contact"] });
     },
     onError: (err) => notify(errorMessage(err), "error"),
   });

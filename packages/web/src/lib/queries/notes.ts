@@ -3,23 +3,9 @@
 // notes too.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
+import type { Note } from "../api-types.ts";
 
-export interface NotePerson {
-  id: string;
-  name: string | null;
-  /** null when the teammate was removed from the account since. */
-  email: string | null;
-}
-
-export interface Note {
-  id: string;
-  conversationId: string;
-  body: string;
-  author: NotePerson;
-  /** The teammates the note mentions, resolved when it was written. */
-  mentions: NotePerson[];
-  createdAt: string;
-}
+export type { Note, NotePerson } from "../api-types.ts";
 
 export const noteKeys = {
   of: (conversationId: string) => ["conversation", conversationId, "notes"] as const,

@@ -9,49 +9,23 @@ import {
   useQueryClient,
 } from "@tanstack/react-query";
 import { api } from "../api.ts";
+import type {
+  AppNotification,
+  NotificationDefaults,
+  NotificationPage,
+  NotificationPreferences,
+  PreferenceMap,
+} from "../api-types.ts";
 
-export interface AppNotification {
-  id: string;
-  kind: string;
-  title: string;
-  body: string;
-  /** A path inside the app ("/inbox/cv_…"), or null. */
-  link: string | null;
-  createdAt: string;
-  readAt: string | null;
-}
-
-export interface NotificationPage {
-  data: AppNotification[];
-  unreadCount: number;
-  nextCursor: string | null;
-}
-
-export interface NotificationKindInfo {
-  kind: string;
-  label: string;
-  description: string;
-}
-
-export interface Preference {
-  email: boolean;
-  app: boolean;
-}
-
-export type PreferenceMap = Record<string, Preference>;
-
-export interface NotificationPreferences {
-  kinds: NotificationKindInfo[];
-  preferences: PreferenceMap;
-}
-
-export interface NotificationDefaults {
-  /** Sent with the defaults by the server; the person's own preferences list them too. */
-  kinds?: NotificationKindInfo[];
-  defaults: PreferenceMap;
-  /** Whole credits; null: no low-credits warning. */
-  creditsLowThreshold: number | null;
-}
+export type {
+  AppNotification,
+  NotificationDefaults,
+  NotificationKindInfo,
+  NotificationPage,
+  NotificationPreferences,
+  Preference,
+  PreferenceMap,
+} from "../api-types.ts";
 
 export const notificationKeys = {
   all: ["notifications"] as const,

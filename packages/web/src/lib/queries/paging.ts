@@ -1,4 +1,4 @@
-import type { Page } from "../types.ts";
+import type { Page } from "../api-types.ts";
 
 /** getNextPageParam of the cursor-paged lists: the next cursor while there is more. */
 export function nextCursor(last: Page<unknown>): string | undefined {

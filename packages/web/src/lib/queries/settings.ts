@@ -2,8 +2,10 @@
 // the business hours. Business hours sit under the settings' key.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
+import type { BusinessHours, BusinessHoursState, Settings, WebhookTestResult } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { BusinessHours, BusinessHoursState, Settings } from "../types.ts";
+
+export type { WebhookTestResult } from "../api-types.ts";
 
 export type SettingsPatch = Partial<{
   webhookUrl: string | null;
@@ -11,13 +13,6 @@ export type SettingsPatch = Partial<{
   botActive: boolean;
   llm: Partial<{ baseUrl: string | null; model: string | null; apiKey: string | null }>;
 }>;
-
-export interface WebhookTestResult {
-  ok: boolean;
-  statusCode: number | null;
-  body: string;
-  error: string | null;
-}
 
 export const settingsKeys = {
   all: ["settings"] as const,

@@ -2,8 +2,8 @@
 // (assignees, @mentions).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
+import type { Role, Team } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import type { Role, Team } from "../types.ts";
 
 export const teamKeys = {
   all: ["team"] as const,

@@ -2,16 +2,20 @@ import { Alert, Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Session } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { changePassword } from "../../lib/queries/auth.ts";
-import type { Session } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { AlertsSection } from "./AlertsSection.tsx";
 import { NotificationsSection } from "./NotificationsSection.tsx";
+import { CreditsSection, DisplayNameSection } from "./ProfileSections.tsx";
 
 /**
  * Every role: who you are, a password change (it signs out your other sessions) and what you are
  * notified of.
  */
 export function AccountPage({ session }: { session: Session }) {
+  useDocumentTitle("Your profile");
   const [currentPassword, setCurrent] = useState("");
   const [newPassword, setNew] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -49,6 +53,8 @@ export function AccountPage({ session }: { session: Session }) {
           Signed in as <strong>{session.user.email}</strong> ({session.user.role}) in {session.account.name}.
         </Text>
       </Paper>
+      <DisplayNameSection session={session} />
+      {session.account.kind === "subaccount" && <CreditsSection />}
       <Paper withBorder p="md" component="section" aria-labelledby="password-heading">
         <Title order={2} size="h4" id="password-heading" mb="sm">
           Change password
@@ -81,6 +87,7 @@ export function AccountPage({ session }: { session: Session }) {
         </form>
       </Paper>
       <NotificationsSection />
+      <AlertsSection userId={session.user.id} />
     </Stack>
   );
 }

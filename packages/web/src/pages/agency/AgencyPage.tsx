@@ -17,11 +17,13 @@ import { Link } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Session, Subaccount } from "../../lib/api-types.ts";
 import { credits, fullTime } from "../../lib/format.ts";
 import { useCreateSubaccount, useSubaccounts } from "../../lib/queries/agency.ts";
-import type { Session, Subaccount } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 
 export function AgencyPage({ session }: { session: Session }) {
+  useDocumentTitle("Sub-accounts");
   const [creating, setCreating] = useState(false);
   const [form, setForm] = useState({ name: "", email: "" });
   // The new sub-account owner's link, shown once: the agency hands it to its client.

@@ -1,6 +1,18 @@
-import { Alert, Badge, Button, Group, Paper, Stack, Table, Text, TextInput, Title } from "@mantine/core";
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Paper,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from "@mantine/core";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { credits, fullTime } from "../../lib/format.ts";
@@ -10,9 +22,12 @@ import {
   useSetAutoRecharge,
   useSubaccounts,
 } from "../../lib/queries/agency.ts";
+import { useSettings } from "../../lib/queries/settings.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { NumberField, SubaccountSummary } from "./AgencyPage.tsx";
 
 export function SubaccountPage() {
+  useDocumentTitle("Sub-account");
   const { subaccountId = "" } = useParams();
   const subs = useSubaccounts();
   const history = useCreditTransactions(subaccountId);
@@ -23,6 +38,9 @@ export function SubaccountPage() {
   const [recharge, setRecharge] = useState<number | string>("");
   const grant = useGrantCredits(subaccountId);
   const auto = useSetAutoRecharge(subaccountId);
+  // Auto-recharge only asks: the event goes to the agency's events URL, so without one nothing tops up.
+  const settings = useSettings();
+  const noEventsUrl = settings.data !== undefined && !settings.data.eventsWebhookUrl;
 
   if (subs.isPending) return <LoadingState label="Loading the sub-account" />;
   if (subs.isError) return <ErrorState error={subs.error} onRetry={() => void subs.refetch()} />;
@@ -96,6 +114,16 @@ export function SubaccountPage() {
             ? `On: below ${credits(sub.autoRecharge.threshold)} credits, your events URL is asked to grant ${credits(sub.autoRecharge.rechargeAmount)}.`
             : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."}
         </Text>
+        {noEventsUrl && (
+          <Alert color="yellow" title="No events URL" role="status" mb="xs">
+            Your account has no events URL, so an auto-recharge event reaches nobody and the balance is not
+            topped up. Set one in{" "}
+            <Anchor component={Link} to="/settings">
+              Settings
+            </Anchor>{" "}
+            first.
+          </Alert>
+        )}
         {auto.isError && (
           <Text size="sm" c="red.9" role="alert" mb="xs">
             {errorMessage(auto.error)}

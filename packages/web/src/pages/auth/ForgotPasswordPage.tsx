@@ -2,6 +2,7 @@ import { Anchor, Button, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
 import { requestPasswordReset } from "../../lib/queries/auth.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
@@ -10,6 +11,7 @@ import { AuthForm } from "./AuthForm.tsx";
  * answers the same whether or not the address signs in here, so the page does too.
  */
 export function ForgotPasswordPage() {
+  useDocumentTitle("Forgot password");
   const location = useLocation();
   const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");
   const [emailError, setEmailError] = useState<string | null>(null);

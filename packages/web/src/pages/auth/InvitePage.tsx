@@ -6,6 +6,7 @@ import { LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";
 import { useSetSession } from "../../lib/session.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
@@ -15,6 +16,7 @@ import { AuthForm } from "./AuthForm.tsx";
  * in to their own account and says why they did not join (`notice`), which only they see.
  */
 export function InvitePage() {
+  useDocumentTitle("Join your team");
   const { token = "" } = useParams();
   const invite = useInvite(token);
   const [name, setName] = useState("");

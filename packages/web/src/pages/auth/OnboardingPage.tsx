@@ -7,6 +7,7 @@ import { LoadingState } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
 import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
@@ -22,10 +23,11 @@ function check(values: { businessName: string; email: string; password: string }
 
 /** The one-time form of a fresh install: creates the account and its owner. */
 export function OnboardingPage() {
+  useDocumentTitle("Set up Parley");
   const [params] = useSearchParams();
   const setupToken = params.get("setupToken") ?? undefined;
   const status = useOnboardingStatus(setupToken ?? null);
-  const [values, setValues] = useState({ businessName: "", email: "", password: "" });
+  const [values, setValues] = useState({ businessName: "", name: "", email: "", password: "" });
   const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
   // The account's first API key, from the onboarding answer: shown here once, to copy.
   const [apiKey, setApiKey] = useState<string | null>(null);
@@ -48,6 +50,7 @@ export function OnboardingPage() {
     try {
       const session = await onboard({
         businessName: values.businessName.trim(),
+        ...(values.name.trim() ? { name: values.name.trim() } : {}),
         email: values.email.trim(),
         password: values.password,
         ...(setupToken ? { setupToken } : {}),
@@ -88,6 +91,14 @@ export function OnboardingPage() {
           value={values.businessName}
           onChange={set("businessName")}
           error={fieldErrors.businessName}
+        />
+        <TextInput
+          label="Your name"
+          description="Shown to your team and on your replies"
+          autoComplete="name"
+          maxLength={200}
+          value={values.name}
+          onChange={set("name")}
         />
         <TextInput
           label="Email"

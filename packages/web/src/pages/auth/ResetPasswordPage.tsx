@@ -6,6 +6,7 @@ import { LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";
 import { useSetSession } from "../../lib/session.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
@@ -27,6 +28,7 @@ function LinkGone() {
 
 /** The link from the reset e-mail: a new password, twice; then the person signs in with it. */
 export function ResetPasswordPage() {
+  useDocumentTitle("Reset password");
   const { token = "" } = useParams();
   const link = usePasswordReset(token);
   const [password, setPassword] = useState("");

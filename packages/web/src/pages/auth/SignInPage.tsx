@@ -4,10 +4,12 @@ import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { signIn } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
 export function SignInPage() {
+  useDocumentTitle("Sign in");
   const location = useLocation();
   // Back from a password reset, the address is already known.
   const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");

@@ -16,9 +16,10 @@ import { useRef, useState } from "react";
 import { useParams } from "react-router";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/api-types.ts";
 import { useCampaign, usePreviewReply, useUpdateCampaign } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
-import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
@@ -43,6 +44,7 @@ function draftOf(c: Campaign): Draft {
 }
 
 export function CampaignPage({ session }: { session: Session }) {
+  useDocumentTitle("Campaign");
   const { campaignId = "" } = useParams();
   const campaign = useCampaign(campaignId);
   if (campaign.isPending) return <LoadingState label="Loading the campaign" />;

@@ -4,13 +4,15 @@ import { Link, useNavigate } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Session } from "../../lib/api-types.ts";
 import { useCampaigns, useCreateCampaign } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Session } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 
 export const STATUS_COLOR = { live: "green", draft: "gray", paused: "yellow" } as const;
 
 export function CampaignsPage({ session }: { session: Session }) {
+  useDocumentTitle("Campaigns");
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
   const [name, setName] = useState("");

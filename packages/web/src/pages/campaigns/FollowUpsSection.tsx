@@ -18,8 +18,8 @@ import {
   Title,
 } from "@mantine/core";
 import { useRef } from "react";
+import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
-import type { Campaign, FollowUpStep } from "../../lib/types.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;

@@ -20,8 +20,8 @@ import {
 import { useRef, useState } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../lib/api.ts";
+import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
-import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/types.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
 export const MAX_FUNCTIONS = 10;

@@ -21,6 +21,7 @@ import {
 import { useState } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../lib/api.ts";
+import type { Campaign, Channel, SkippedMember, SkipReason } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import {
   useCampaignStats,
@@ -30,7 +31,6 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useListChoices } from "../../lib/queries/lists.ts";
-import type { Campaign, Channel, SkippedMember, SkipReason } from "../../lib/types.ts";
 
 const STATE_LABEL = { running: "Sending", paused: "Paused", done: "Done" } as const;
 /** Why a member was skipped, after its name in the list of skipped members. */

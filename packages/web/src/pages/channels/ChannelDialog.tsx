@@ -23,10 +23,11 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import type { Channel, ChannelType } from "../../lib/api-types.ts";
+import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
-import type { Channel, ChannelType, WebChannelConfig } from "../../lib/types.ts";
 import { FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 

@@ -18,12 +18,14 @@ import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Channel, Session } from "../../lib/api-types.ts";
+import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_TYPE_LABELS, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useChannels, useDeleteChannel, useToggleChannel } from "../../lib/queries/channels.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Channel, Session, WebChannelConfig } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { SettingsNav } from "../settings/SettingsNav.tsx";
 import { AddChannelDialog, EditChannelDialog } from "./ChannelDialog.tsx";
 
@@ -34,6 +36,7 @@ const STATUS: Record<Channel["status"], { label: string; color: string }> = {
 };
 
 export function ChannelsPage({ session }: { session: Session }) {
+  useDocumentTitle("Channels");
   const manager = canManage(session);
   const channels = useChannels();
   const [adding, setAdding] = useState(false);

@@ -17,6 +17,7 @@ import {
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
+import type { Channel } from "../../lib/api-types.ts";
 import {
   CHANNEL_TYPE_LABELS,
   isMeta,
@@ -27,7 +28,6 @@ import {
 } from "../../lib/channels.ts";
 import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
-import type { Channel } from "../../lib/types.ts";
 
 type Sender = "from" | "service";
 

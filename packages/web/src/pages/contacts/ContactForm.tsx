@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Stack, TagsInput, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { ApiError, errorMessage } from "../../lib/api.ts";
-import type { ContactJson } from "../../lib/types.ts";
+import type { ContactJson } from "../../lib/api-types.ts";
 
 export interface ContactValues {
   firstName: string;

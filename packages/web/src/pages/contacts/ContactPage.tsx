@@ -15,6 +15,8 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Session } from "../../lib/api-types.ts";
+import { displayContactName } from "../../lib/contact-name.ts";
 import { fullTime } from "../../lib/format.ts";
 import {
   useContact,
@@ -24,10 +26,12 @@ import {
 } from "../../lib/queries/contacts.ts";
 import { useListChoices, useListMembership } from "../../lib/queries/lists.ts";
 import { canManage } from "../../lib/session.ts";
-import { contactName, type Session } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { ContactConversations } from "./ContactConversations.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 
 export function ContactPage({ session }: { session: Session }) {
+  useDocumentTitle("Contact");
   const { contactId = "" } = useParams();
   const navigate = useNavigate();
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -50,7 +54,7 @@ export function ContactPage({ session }: { session: Session }) {
     <Stack gap="md" maw={760}>
       <Group justify="space-between">
         <Title order={1} size="h2">
-          {contactName(c)}
+          {displayContactName({ ...c, fromId: detail.data.fromId, channelType: detail.data.channelType })}
         </Title>
         {conversationId && (
           <Button component={Link} to={`/inbox/${conversationId}`} variant="light">
@@ -77,6 +81,7 @@ export function ContactPage({ session }: { session: Session }) {
           }}
         />
       </Paper>
+      <ContactConversations contactId={contactId} />
       <Paper withBorder p="md" radius="md" component="section" aria-label="Bot">
         <Switch
           label="The bot answers this contact"

@@ -16,15 +16,20 @@ import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { EmptyState } from "../../components/States.tsx";
+import { displayContactName } from "../../lib/contact-name.ts";
+import { contactName } from "../../lib/format.ts";
 import { useContacts, useCreateContact } from "../../lib/queries/contacts.ts";
-import { contactName } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { ContactBulkActions } from "./BulkActions.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 import { ImportDialog } from "./ImportDialog.tsx";
 
 export function ContactsPage() {
+  useDocumentTitle("Contacts");
   const [params, setParams] = useSearchParams();
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const navigate = useNavigate();
   const q = params.get("q") ?? "";
   const label = params.get("label") ?? "";
@@ -42,6 +47,8 @@ export function ContactsPage() {
   const create = useCreateContact();
   const rows = contacts.data?.pages.flatMap((p) => p.data) ?? [];
   const filtered = Boolean(debouncedQ.trim() || label.trim());
+  // Only what is shown counts: a filter that hides a selected contact leaves it out of the action.
+  const selectedIds = rows.filter((c) => selected.has(c.id)).map((c) => c.id);
 
   return (
     <Stack gap="md">
@@ -73,6 +80,11 @@ export function ContactsPage() {
           />
         </Group>
       </Paper>
+      <ContactBulkActions
+        ids={selectedIds}
+        onClear={() => setSelected(new Set())}
+        onDeleted={() => setSelected(new Set())}
+      />
       <PagedTable
         query={contacts}
         rows={contacts.data ? rows : undefined}
@@ -88,11 +100,12 @@ export function ContactsPage() {
         columns={["Name", "Phone", "Email", "Labels", "Conversation"]}
         minWidth={640}
         highlightOnHover
+        selection={{ selected, onChange: setSelected, rowName: contactName }}
         cells={(c) => (
           <>
             <Table.Td>
               <Anchor component={Link} to={`/contacts/${c.id}`}>
-                {contactName(c)}
+                {displayContactName(c)}
               </Anchor>
             </Table.Td>
             <Table.Td>{c.phone ?? "—"}</Table.Td>

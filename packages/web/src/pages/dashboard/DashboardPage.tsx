@@ -3,10 +3,11 @@ import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Titl
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
+import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useDashboard } from "../../lib/queries/dashboard.ts";
-import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 
 const shortDate = (iso: string) =>
   new Date(`${iso}T00:00:00Z`).toLocaleDateString(undefined, {
@@ -49,6 +50,7 @@ function Chart({ title, summary, children }: { title: string; summary: string; c
 
 /** The first page after sign-in: the last 30 days at a glance, and who is waiting for a person. */
 export function DashboardPage() {
+  useDocumentTitle("Dashboard");
   const data = useDashboard();
   // The same list as Settings → Channels (every role reads it): the ones in error are shown on top.
   const channels = useChannels();

@@ -1,25 +1,30 @@
 import {
   Badge,
+  Box,
   Button,
   Checkbox,
   Group,
   Paper,
-  ScrollArea,
   Select,
   Stack,
   Text,
   TextInput,
   UnstyledButton,
 } from "@mantine/core";
-import { useDebouncedValue } from "@mantine/hooks";
+import { useDebouncedValue, useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { Link, useSearchParams } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { CHANNEL_TYPE_LABELS } from "../../lib/channels.ts";
-import { shortTime } from "../../lib/format.ts";
+import type { Conversation, Session } from "../../lib/api-types.ts";
+import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
+import { contactLabel, fullTime } from "../../lib/format.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useConversations } from "../../lib/queries/conversations.ts";
-import { type Conversation, contactLabel, type Session } from "../../lib/types.ts";
+import { relativeTime } from "../../lib/relative-time.ts";
+import { SearchResults } from "./SearchResults.tsx";
+
+/** Below Mantine's `sm` breakpoint (768 px): a phone, where the filters fold away. */
+export const PHONE_QUERY = "(max-width: 47.99em)";
 
 const FILTERS = [
   "status",
@@ -94,6 +99,9 @@ export function ConversationList({ session, selectedId }: { session: Session; se
     ...new Set([filters.value("campaignId"), ...conversations.map((c) => c.campaignId ?? "")]),
   ].filter(Boolean);
   const filtered = FILTERS.some((f) => f !== "status" && filters.value(f)) || status !== "open";
+  // On a phone the filters take half the screen: folded behind "Filters" until asked for.
+  const phone = useMediaQuery(PHONE_QUERY, false, { getInitialValueInEffect: false });
+  const [filtersOpen, { toggle: toggleFilters }] = useDisclosure(false);
 
   return (
     <Paper withBorder radius="md" p="sm" component="section" aria-label="Conversations">
@@ -105,6 +113,19 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           value={filters.value("q")}
           onChange={(e) => filters.set("q", e.currentTarget.value)}
         />
+        {phone && (
+          <Button
+            variant="default"
+            size="xs"
+            onClick={toggleFilters}
+            aria-expanded={filtersOpen}
+            aria-controls="inbox-filters"
+          >
+            Filters
+          </Button>
+        )}
+      </Stack>
+      <Stack gap="xs" id="inbox-filters" display={phone && !filtersOpen ? "none" : undefined} mt="xs">
         <Group gap="xs" grow>
           <Select
             label="Status"
@@ -161,7 +182,16 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           onChange={(e) => filters.set("humanAlert", e.currentTarget.checked ? "true" : "")}
         />
       </Stack>
-      <ScrollArea.Autosize mah="calc(100vh - 360px)" mt="sm" type="auto" scrollbars="y">
+      {/* A plain vertical scroller: Mantine's ScrollArea lays its content out as a table, which grew
+          the rows to their text's width (clipped times, no ellipsis, names scrolled away). */}
+      {/* With a search, its results (the matching messages) take the list's place. */}
+      {q.trim() && <SearchResults filters={query} search={filters.search} selectedId={selectedId} />}
+      <Box
+        display={q.trim() ? "none" : undefined}
+        mah={phone ? undefined : "calc(100vh - 360px)"}
+        mt="sm"
+        style={{ overflowY: "auto", overflowX: "hidden" }}
+      >
         {list.isPending && <LoadingState label="Loading conversations" />}
         {list.isError && <ErrorState error={list.error} onRetry={() => void list.refetch()} />}
         {list.data && conversations.length === 0 && (
@@ -186,7 +216,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
                 selected={c.id === selectedId}
                 search={filters.search}
                 meId={session.user.id}
-                channelName={channelName(c.channelId)}
+                channelName={channelName(c.channelId) ?? c.channel ?? channelKindLabel(c.channelType)}
               />
             </li>
           ))}
@@ -202,9 +232,30 @@ export function ConversationList({ session, selectedId }: { session: Session; se
             Load more
           </Button>
         )}
-      </ScrollArea.Autosize>
+      </Box>
     </Paper>
   );
+}
+
+/** Who wrote an outgoing last message, as the preview says it: "Bot:", "Sam:", "You:". */
+export function previewAuthor(last: NonNullable<Conversation["lastMessage"]>, meId: string): string | null {
+  if (last.direction !== "outbound") return null;
+  switch (last.sender) {
+    case "bot":
+      return "Bot";
+    case "human": {
+      if (last.userId === meId) return "You";
+      // A teammate by first name (as chat apps do); an e-mail (no name set) by its local part.
+      const name = last.senderName?.trim();
+      if (!name) return "A teammate";
+      return name.includes("@") ? (name.split("@")[0] ?? name) : (name.split(/\s+/)[0] ?? name);
+    }
+    case "api":
+      return "API";
+    default:
+      // A server from before the sender was in the list.
+      return "You";
+  }
 }
 
 function ConversationRow({
@@ -218,53 +269,85 @@ function ConversationRow({
   selected: boolean;
   search: string;
   meId: string;
-  /** The built-in channel's name (null on the custom channel). */
-  channelName: string | null;
+  /** The channel's name: the built-in channel's, the custom channel's label, or the type's. */
+  channelName: string;
 }) {
   const last = c.lastMessage;
+  const author = last ? previewAuthor(last, meId) : null;
+  // The contact's name; without one, how the channel knows them (sender or widget id, phone, e-mail).
+  const label = contactLabel(c.contact);
+  const named = Boolean(c.contact.name);
+  const unread = c.unreadCount > 0;
   return (
     <UnstyledButton
       component={Link}
       to={`/inbox/${c.id}${search ? `?${search}` : ""}`}
       aria-current={selected ? "page" : undefined}
+      data-testid="conversation-row"
       display="block"
       p="xs"
       w="100%"
       style={{
         borderRadius: "var(--mantine-radius-sm)",
         background: selected ? "var(--mantine-color-blue-light)" : undefined,
+        minWidth: 0,
       }}
     >
       <Group justify="space-between" wrap="nowrap" gap="xs">
-        <Text fw={c.unreadCount > 0 ? 700 : 500} size="sm" truncate>
-          {contactLabel(c.contact)}
-        </Text>
-        <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
-          {shortTime(c.lastMessageAt)}
+        <Group gap={6} wrap="nowrap" style={{ minWidth: 0, flex: 1 }}>
+          <Text span c="dimmed" lh={0} data-testid="channel-icon">
+            <ChannelIcon kind={c.channelType} size={14} />
+          </Text>
+          <Text
+            fw={unread ? 700 : 500}
+            size="sm"
+            truncate="end"
+            data-testid="conversation-name"
+            style={{ minWidth: 0 }}
+          >
+            {label}
+          </Text>
+        </Group>
+        <Text
+          component="time"
+          dateTime={c.lastMessageAt ?? undefined}
+          title={fullTime(c.lastMessageAt)}
+          size="xs"
+          c={unread ? "blue.9" : "dimmed"}
+          fw={unread ? 700 : undefined}
+          data-testid="conversation-time"
+          style={{ flexShrink: 0, whiteSpace: "nowrap" }}
+        >
+          {relativeTime(c.lastMessageAt)}
         </Text>
       </Group>
-      <Text size="sm" c="dimmed" truncate>
-        {last ? `${last.direction === "outbound" ? "You: " : ""}${last.body ?? ""}` : "No messages"}
-      </Text>
-      <Group gap={4} mt={4}>
-        <Text span c="dimmed" lh={0} data-testid="channel-icon">
-          <ChannelIcon kind={c.channelType} size={14} />
+      <Group justify="space-between" wrap="nowrap" gap="xs">
+        <Text
+          size="sm"
+          c="dimmed"
+          truncate="end"
+          data-testid="conversation-preview"
+          style={{ minWidth: 0, flex: 1 }}
+        >
+          {last ? `${author ? `${author}: ` : ""}${last.body ?? ""}` : "No messages"}
         </Text>
-        {channelName && (
-          <Badge size="xs" variant="outline" color="gray">
-            {channelName}
-          </Badge>
-        )}
-        {c.channel && (
-          <Badge size="xs" variant="outline" color="gray">
-            {c.channel}
-          </Badge>
-        )}
-        {c.unreadCount > 0 && (
-          <Badge size="xs" color="blue" aria-label={`${c.unreadCount} unread`}>
+        {unread && (
+          <Badge size="sm" color="blue" aria-label={`${c.unreadCount} unread`} style={{ flexShrink: 0 }}>
             {c.unreadCount}
           </Badge>
         )}
+      </Group>
+      <Group gap={4} mt={4} wrap="wrap" style={{ minWidth: 0 }}>
+        <Badge
+          size="xs"
+          variant="outline"
+          color="gray"
+          maw="100%"
+          // Without a name the channel tells who this is ("web:visitor_… · Website chat").
+          fw={named ? undefined : 700}
+        >
+          {channelName}
+        </Badge>
         {c.humanAlert && (
           <Badge size="xs" color="red" variant="filled">
             Needs a human
@@ -276,7 +359,7 @@ function ConversationRow({
           </Badge>
         )}
         {c.assignee && (
-          <Badge size="xs" color="violet" variant="light">
+          <Badge size="xs" color="violet" variant="light" maw="100%">
             {c.assignee.id === meId ? "You" : (c.assignee.name ?? "Assigned")}
           </Badge>
         )}

@@ -2,8 +2,8 @@
 // bot's reply. Internal: styled apart from the messages (grey, dashed, centred) and never sent to the
 // customer.
 import { Badge, Box, Code, Group, Paper, Stack, Text } from "@mantine/core";
+import type { FunctionCall, FunctionCallStatus } from "../../lib/api-types.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
-import type { FunctionCall, FunctionCallStatus } from "../../lib/types.ts";
 
 const STATUS_BADGES: Record<FunctionCallStatus, { label: string; color: string }> = {
   ok: { label: "OK", color: "green.9" },

@@ -13,9 +13,10 @@ import {
   Text,
 } from "@mantine/core";
 import { useState } from "react";
+import type { Message } from "../../lib/api-types.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
+import { linkify } from "../../lib/linkify.tsx";
 import { useResendMessage } from "../../lib/queries/conversations.ts";
-import type { Message } from "../../lib/types.ts";
 
 function senderLabel(m: Message, contactName: string): string {
   switch (m.sender) {
@@ -53,7 +54,29 @@ const BOT_NOTE: Record<string, string> = {
   away: "Away message · sent outside business hours; a person was alerted",
 };
 
-function StatusBadge({ status }: { status: string }) {
+/** Local "14:05" (24-hour, as the retry label says it). */
+function hourMinute(isoString: string): string {
+  const d = new Date(isoString);
+  return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
+/**
+ * A failed attempt with retries left says so: "Failed, retrying at 14:05 (attempt 2 of 8)"; after
+ * the last attempt, just "Failed" (with the error below).
+ */
+export function retryLabel(retry: NonNullable<Message["retry"]>): string {
+  const of = retry.maxAttempts ? ` of ${retry.maxAttempts}` : "";
+  return `Failed, retrying at ${hourMinute(retry.nextAttemptAt)} (attempt ${retry.attempt}${of})`;
+}
+
+function StatusBadge({ status, retry }: { status: string; retry?: Message["retry"] }) {
+  if (status === "failed" && retry) {
+    return (
+      <Badge color="orange.9" variant="light" tt="none" title={fullTime(retry.nextAttemptAt)}>
+        {retryLabel(retry)}
+      </Badge>
+    );
+  }
   const badge = STATUS_BADGES[status];
   if (!badge) return null;
   return (
@@ -68,12 +91,15 @@ export function MessageItem({
   contactName,
   seen = false,
   onResent,
+  highlighted = false,
 }: {
   message: Message;
   contactName: string;
   /** The contact saw it (the website chat reports when its visitor has the panel on screen). */
   seen?: boolean;
   onResent: () => void;
+  /** The message a search hit opened the conversation at. */
+  highlighted?: boolean;
 }) {
   const outbound = m.direction === "outbound";
   const [showAttempts, setShowAttempts] = useState(false);
@@ -88,6 +114,10 @@ export function MessageItem({
         bg={outbound ? "var(--mantine-color-blue-0)" : "var(--mantine-color-gray-0)"}
         data-message-id={m.id}
         data-status={m.status}
+        aria-current={highlighted ? "true" : undefined}
+        style={
+          highlighted ? { outline: "3px solid var(--mantine-color-yellow-6)", outlineOffset: 2 } : undefined
+        }
       >
         <Group gap={6} justify="space-between" wrap="nowrap">
           <Text size="xs" fw={600}>
@@ -102,7 +132,7 @@ export function MessageItem({
         ) : (
           m.body && (
             <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
-              {m.body}
+              {linkify(m.body)}
             </Text>
           )
         )}
@@ -123,7 +153,7 @@ export function MessageItem({
         )}
         {outbound && (
           <Group gap={6} mt={6} justify="flex-end">
-            <StatusBadge status={m.status} />
+            <StatusBadge status={m.status} retry={m.retry} />
             {seen && (
               <Badge color="teal.9" variant="light">
                 Seen

@@ -3,8 +3,8 @@
 import { Alert, Button, Group, Modal, Paper, Radio, Select, Stack, Text, Textarea } from "@mantine/core";
 import { useState } from "react";
 import { errorMessage } from "../../lib/api.ts";
+import type { Message } from "../../lib/api-types.ts";
 import { useCampaign, usePreview, useSaveKnowledge } from "../../lib/queries/campaigns.ts";
-import type { Message } from "../../lib/types.ts";
 
 export interface Learnable {
   /** The customer's message the bot fell back on. */
@@ -33,17 +33,19 @@ export function lastLearnable(messages: Message[]): Learnable | null {
 export function SaveKnowledge({ campaignId, learnable }: { campaignId: string; learnable: Learnable }) {
   const [opened, setOpened] = useState(false);
   const [savedKey, setSavedKey] = useState<string | null>(null);
+  const saved = savedKey === learnable.key;
   return (
     <Paper withBorder radius="md" p="xs" bg="var(--mantine-color-gray-0)">
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Text size="sm">
           The bot could not answer “{learnable.question}”.{" "}
-          {savedKey === learnable.key
+          {saved
             ? "Saved: the bot answers it next time."
             : "Teach it, so it answers the next customer who asks."}
         </Text>
-        <Button size="xs" variant="light" onClick={() => setOpened(true)}>
-          Save as knowledge
+        {/* Saved once is enough: the button says so instead of offering the same save again. */}
+        <Button size="xs" variant="light" disabled={saved} onClick={() => setOpened(true)}>
+          {saved ? "Saved" : "Save as knowledge"}
         </Button>
       </Group>
       {opened && (

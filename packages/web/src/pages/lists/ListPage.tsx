@@ -16,6 +16,7 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import { contactName } from "../../lib/format.ts";
 import { useContactPicker } from "../../lib/queries/contacts.ts";
 import {
   useDeleteList,
@@ -24,10 +25,12 @@ import {
   useListMembership,
   useRenameList,
 } from "../../lib/queries/lists.ts";
-import { contactName } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { AddMembersButton } from "./AddMembersDialog.tsx";
 import { ListId } from "./ListsPage.tsx";
 
 export function ListPage() {
+  useDocumentTitle("List");
   const { listId = "" } = useParams();
   const navigate = useNavigate();
   const [newName, setNewName] = useState<string | null>(null);
@@ -155,6 +158,7 @@ export function ListPage() {
           >
             Add to list
           </Button>
+          <AddMembersButton listId={listId} />
         </Group>
       </Paper>
       {members.isPending && <LoadingState label="Loading members" />}

@@ -17,6 +17,7 @@ import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useCreateList, useListPages } from "../../lib/queries/lists.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 
 /** A list id with a copy button: the API's list endpoints take it. */
 export function ListId({ id }: { id: string }) {
@@ -35,6 +36,7 @@ export function ListId({ id }: { id: string }) {
 }
 
 export function ListsPage() {
+  useDocumentTitle("Lists");
   const [name, setName] = useState("");
   const lists = useListPages();
   const create = useCreateList();

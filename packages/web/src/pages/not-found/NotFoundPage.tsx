@@ -1,9 +1,11 @@
 import { Button, Title } from "@mantine/core";
 import { Link } from "react-router";
 import { EmptyState } from "../../components/States.tsx";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 
 /** Any address the app has no page for. */
 export function NotFoundPage() {
+  useDocumentTitle("Page not found");
   return (
     <>
       <Title order={1} size="h2" mb="md">

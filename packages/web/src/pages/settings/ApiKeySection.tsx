@@ -2,9 +2,9 @@ import { Alert, Button, Code, Group, Text } from "@mantine/core";
 import { useState } from "react";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Settings } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useGenerateApiKey } from "../../lib/queries/settings.ts";
-import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 /** Generate a new API key (the previous one stops working at once); the key is shown once. */

@@ -2,9 +2,9 @@ import { Alert, Button, Group, Stack, Switch, Text, TextInput } from "@mantine/c
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { useUpdateSettings } from "../../lib/queries/settings.ts";
-import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 /** The account-wide bot switch. */

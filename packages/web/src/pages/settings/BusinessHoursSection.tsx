@@ -15,8 +15,8 @@ import {
 import { useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/api-types.ts";
 import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
-import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 const WEEKDAYS: { day: Weekday; label: string }[] = [

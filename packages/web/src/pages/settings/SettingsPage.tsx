@@ -1,17 +1,21 @@
 import { Stack, Title } from "@mantine/core";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import type { Session } from "../../lib/api-types.ts";
 import { useSettings } from "../../lib/queries/settings.ts";
 import { canManage } from "../../lib/session.ts";
-import type { Session } from "../../lib/types.ts";
+import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { ApiKeySection } from "./ApiKeySection.tsx";
 import { BotSection, LlmSection } from "./BotSections.tsx";
 import { BusinessHoursSection } from "./BusinessHoursSection.tsx";
+import { CannedRepliesSection } from "./CannedRepliesSection.tsx";
+import { ExportSection } from "./ExportSection.tsx";
 import { NotificationDefaultsSection } from "./NotificationDefaultsSection.tsx";
 import { SettingsNav } from "./SettingsNav.tsx";
 import { TeamSection } from "./TeamSection.tsx";
 import { EventsWebhookSection, SigningSecretSection, WebhookSection } from "./WebhookSections.tsx";
 
 export function SettingsPage({ session }: { session: Session }) {
+  useDocumentTitle("Settings");
   const allowed = canManage(session);
   const settings = useSettings(allowed);
   if (!allowed) {
@@ -44,7 +48,9 @@ export function SettingsPage({ session }: { session: Session }) {
           <LlmSection settings={settings.data} />
           <NotificationDefaultsSection />
           <BusinessHoursSection />
+          <CannedRepliesSection />
           <TeamSection session={session} />
+          <ExportSection />
         </>
       )}
     </Stack>

@@ -15,9 +15,9 @@ import {
 import { useState } from "react";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
+import type { Role, Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useInviteTeammate, useRemoveTeammate, useRevokeInvite, useTeam } from "../../lib/queries/team.ts";
-import type { Role, Session } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 /** Members, pending invites, and a new invite link (shown once, valid 7 days). */

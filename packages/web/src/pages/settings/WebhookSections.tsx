@@ -1,6 +1,7 @@
 import { Alert, Button, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { errorMessage } from "../../lib/api.ts";
+import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import {
   useRevealWebhookSecret,
@@ -8,7 +9,6 @@ import {
   useTestWebhook,
   useUpdateSettings,
 } from "../../lib/queries/settings.ts";
-import type { Settings } from "../../lib/types.ts";
 import { Section } from "./Section.tsx";
 
 /** The custom channel webhook: where replies are POSTed, and a signed test event to check it. */

@@ -1,0 +1,181 @@
+// Settings → Canned replies: the account's snippets, inserted in the reply box by typing "/" and the
+// shortcut. Placeholders are filled when a reply is inserted (pages/inbox/canned.ts).
+import { Button, Code, Group, Paper, Stack, Text, Textarea, TextInput } from "@mantine/core";
+import { useState } from "react";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { errorMessage } from "../../lib/api.ts";
+import {
+  type CannedReply,
+  type CannedReplyInput,
+  useCannedReplies,
+  useDeleteCannedReply,
+  useSaveCannedReply,
+} from "../../lib/queries/canned-replies.ts";
+import { Section } from "./Section.tsx";
+
+const PLACEHOLDERS = ["firstName", "lastName", "name", "phone", "email", "agentName"];
+
+function CannedReplyForm({
+  reply,
+  onDone,
+}: {
+  /** The reply being edited; none when adding one. */
+  reply?: CannedReply;
+  onDone: () => void;
+}) {
+  const [draft, setDraft] = useState<CannedReplyInput>({
+    shortcut: reply?.shortcut ?? "",
+    title: reply?.title ?? "",
+    body: reply?.body ?? "",
+  });
+  const save = useSaveCannedReply();
+  const set = (field: keyof CannedReplyInput) => (value: string) =>
+    setDraft((d) => ({ ...d, [field]: value }));
+  const ready = draft.shortcut.trim() && draft.title.trim() && draft.body.trim();
+  return (
+    <Paper
+      withBorder
+      p="sm"
+      radius="md"
+      component="form"
+      aria-label={reply ? `Edit /${reply.shortcut}` : "New canned reply"}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (ready) save.mutate({ ...draft, id: reply?.id }, { onSuccess: onDone });
+      }}
+    >
+      <Stack gap="xs">
+        <Group grow align="flex-start">
+          <TextInput
+            label="Shortcut"
+            description='Typed after "/" in the reply box'
+            leftSection="/"
+            maxLength={32}
+            required
+            value={draft.shortcut}
+            // Shortcuts are lower case; anything but letters, digits, - and _ is dropped as typed.
+            onChange={(e) => set("shortcut")(e.currentTarget.value.toLowerCase().replace(/[^a-z0-9_-]/g, ""))}
+          />
+          <TextInput
+            label="Title"
+            description="What the list in the reply box shows"
+            maxLength={200}
+            required
+            value={draft.title}
+            onChange={(e) => set("title")(e.currentTarget.value)}
+          />
+        </Group>
+        <Textarea
+          label="Text"
+          description={
+            <>
+              Placeholders filled when it is inserted:{" "}
+              {PLACEHOLDERS.map((p, i) => (
+                <span key={p}>
+                  {i > 0 && ", "}
+                  <Code>{`{{${p}}}`}</Code>
+                </span>
+              ))}
+              .
+            </>
+          }
+          autosize
+          minRows={3}
+          maxRows={10}
+          maxLength={4000}
+          required
+          value={draft.body}
+          onChange={(e) => set("body")(e.currentTarget.value)}
+          error={save.error ? errorMessage(save.error) : undefined}
+        />
+        <Group justify="flex-end" gap="xs">
+          <Button variant="default" onClick={onDone}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={save.isPending} disabled={!ready}>
+            {reply ? "Save canned reply" : "Add canned reply"}
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
+  );
+}
+
+export function CannedRepliesSection() {
+  const replies = useCannedReplies();
+  const remove = useDeleteCannedReply();
+  // "new", a reply's id being edited, or nothing.
+  const [editing, setEditing] = useState<string | null>(null);
+  return (
+    <Section
+      title="Canned replies"
+      description='Snippets the whole team inserts in a reply by typing "/" and the shortcut.'
+    >
+      {replies.isPending && <LoadingState label="Loading the canned replies" />}
+      {replies.isError && <ErrorState error={replies.error} onRetry={() => void replies.refetch()} />}
+      {replies.data && replies.data.length === 0 && editing !== "new" && (
+        <EmptyState title="No canned replies yet">
+          Add one for the answers your team types every day, such as opening hours.
+        </EmptyState>
+      )}
+      {replies.data && replies.data.length > 0 && (
+        <Stack gap="xs" component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Canned replies">
+          {replies.data.map((r) =>
+            editing === r.id ? (
+              <li key={r.id}>
+                <CannedReplyForm reply={r} onDone={() => setEditing(null)} />
+              </li>
+            ) : (
+              <Paper withBorder p="sm" radius="md" component="li" key={r.id}>
+                <Group justify="space-between" align="flex-start" wrap="nowrap">
+                  <div style={{ minWidth: 0 }}>
+                    <Text fw={600} size="sm">
+                      /{r.shortcut} · {r.title}
+                    </Text>
+                    <Text size="sm" c="dimmed" lineClamp={2} style={{ whiteSpace: "pre-wrap" }}>
+                      {r.body}
+                    </Text>
+                  </div>
+                  <Group gap="xs" wrap="nowrap">
+                    <Button
+                      size="xs"
+                      variant="default"
+                      aria-label={`Edit /${r.shortcut}`}
+                      onClick={() => setEditing(r.id)}
+                    >
+                      Edit
+                    </Button>
+                    <Button
+                      size="xs"
+                      variant="light"
+                      color="red.9"
+                      aria-label={`Delete /${r.shortcut}`}
+                      loading={remove.isPending && remove.variables?.id === r.id}
+                      onClick={() => remove.mutate(r)}
+                    >
+                      Delete
+                    </Button>
+                  </Group>
+                </Group>
+              </Paper>
+            ),
+          )}
+        </Stack>
+      )}
+      {remove.isError && (
+        <Text size="sm" c="red.9" role="alert">
+          {errorMessage(remove.error)}
+        </Text>
+      )}
+      {editing === "new" ? (
+        <CannedReplyForm onDone={() => setEditing(null)} />
+      ) : (
+        <Group>
+          <Button variant="light" onClick={() => setEditing("new")}>
+            Add a canned reply
+          </Button>
+        </Group>
+      )}
+    </Section>
+  );
+}
