@@ -1,4 +1,4 @@
-import { Alert, Button, Center, Loader, Stack, Text, Title } from "@mantine/core";
+import { Alert, type AlertProps, Button, Center, Loader, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
 import { errorMessage } from "../lib/api.ts";
 
@@ -37,5 +37,23 @@ export function EmptyState({ title, children }: { title: string; children?: Reac
         </Text>
       )}
     </Stack>
+  );
+}
+
+/**
+ * A failed action's message in a red alert, or nothing while there is none: `error` is a query's or
+ * mutation's error (its message is shown) or a message already in words. `children` follow the message.
+ */
+export function ErrorAlert({
+  error,
+  children,
+  ...alert
+}: { error: unknown; children?: ReactNode } & Omit<AlertProps, "children" | "color" | "role">) {
+  if (error == null || error === false || error === "") return null;
+  return (
+    <Alert color="red" role="alert" {...alert}>
+      {typeof error === "string" ? error : errorMessage(error)}
+      {children}
+    </Alert>
   );
 }

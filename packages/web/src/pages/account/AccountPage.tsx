@@ -1,6 +1,7 @@
-import { Alert, Button, Paper, Stack, Text, Title } from "@mantine/core";
+import { Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
@@ -61,11 +62,7 @@ export function AccountPage({ session }: { session: Session }) {
         </Title>
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
-            {error && (
-              <Alert color="red" role="alert">
-                {error}
-              </Alert>
-            )}
+            <ErrorAlert error={error} />
             <PasswordField
               label="Current password"
               autoComplete="current-password"

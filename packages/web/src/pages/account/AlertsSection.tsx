@@ -1,5 +1,6 @@
-import { Alert, Paper, Stack, Switch, Text, Title } from "@mantine/core";
+import { Paper, Stack, Switch, Text, Title } from "@mantine/core";
 import { useId, useState } from "react";
+import { ErrorAlert } from "../../components/States.tsx";
 import { type AlertKind, beep, useAlertChoices } from "../../lib/alerts.ts";
 
 const SOUNDS: { kind: AlertKind; label: string }[] = [
@@ -66,11 +67,7 @@ export function AlertsSection({ userId }: { userId: string }) {
           checked={choices.browser}
           onChange={(e) => void switchBrowser(e.currentTarget.checked)}
         />
-        {problem && (
-          <Alert color="red" role="alert">
-            {problem}
-          </Alert>
-        )}
+        <ErrorAlert error={problem} />
       </Stack>
     </Paper>
   );

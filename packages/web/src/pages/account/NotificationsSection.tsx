@@ -1,8 +1,7 @@
-import { Alert, Button, Paper, Stack, Title } from "@mantine/core";
+import { Button, Paper, Stack, Title } from "@mantine/core";
 import { useId, useState } from "react";
 import { NotificationPreferencesTable } from "../../components/NotificationPreferencesTable.tsx";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import {
   type PreferenceMap,
@@ -38,11 +37,7 @@ export function NotificationsSection() {
       {prefs.data && (
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
-            {save.isError && (
-              <Alert color="red" role="alert">
-                {errorMessage(save.error)}
-              </Alert>
-            )}
+            <ErrorAlert error={save.error} />
             <NotificationPreferencesTable
               kinds={prefs.data.kinds}
               value={value}

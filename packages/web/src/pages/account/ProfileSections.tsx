@@ -1,7 +1,8 @@
 // The account page's own parts: the person's display name, and a sub-account's credit balance.
-import { Alert, Button, Group, Paper, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, Paper, Text, TextInput, Title } from "@mantine/core";
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
 import { credits } from "../../lib/format.ts";
@@ -48,11 +49,7 @@ export function DisplayNameSection({ session }: { session: Session }) {
             Save name
           </Button>
         </Group>
-        {error && (
-          <Alert color="red" role="alert" mt="sm">
-            {error}
-          </Alert>
-        )}
+        <ErrorAlert error={error} mt="sm" />
       </form>
     </Paper>
   );

@@ -17,9 +17,9 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useRef } from "react";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
+import { useDraftList } from "../../lib/useDraftList.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;
@@ -118,29 +118,23 @@ export function FollowUpsSection({
   engine: Campaign["engine"];
   onChange: (drafts: FollowUpDraft[]) => void;
 }) {
-  const nextKey = useRef(drafts.length);
   const stats = useCampaignStats(campaign.id);
   const figures = stats.data?.followUps;
-  const set = (i: number, patch: Partial<FollowUpDraft>) =>
-    onChange(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
+  const list = useDraftList(drafts, onChange);
+  const { set, remove } = list;
   const add = () =>
-    onChange([
-      ...drafts,
-      {
-        key: nextKey.current++,
-        amount: 24,
-        unit: "hours",
-        kind: "message",
-        text:
-          drafts.length === 0
-            ? "Still there, {{firstName|there}}? Just reply here if you have a question."
-            : "",
-        templateName: "",
-        templateLanguage: "",
-        templateParameters: "",
-      },
-    ]);
-  const remove = (i: number) => onChange(drafts.filter((_, j) => j !== i));
+    list.add({
+      amount: 24,
+      unit: "hours",
+      kind: "message",
+      text:
+        drafts.length === 0
+          ? "Still there, {{firstName|there}}? Just reply here if you have a question."
+          : "",
+      templateName: "",
+      templateLanguage: "",
+      templateParameters: "",
+    });
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="follow-ups-heading">

@@ -17,11 +17,12 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../lib/api.ts";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
+import { useDraftList } from "../../lib/useDraftList.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
 export const MAX_FUNCTIONS = 10;
@@ -118,24 +119,18 @@ export function FunctionsSection({
   engine: Campaign["engine"];
   onChange: (drafts: FunctionDraft[]) => void;
 }) {
-  const nextKey = useRef(drafts.length);
   const [testing, setTesting] = useState<BotFunction | null>(null);
   const saved = campaign.functions ?? [];
-  const set = (i: number, patch: Partial<FunctionDraft>) =>
-    onChange(drafts.map((d, j) => (j === i ? { ...d, ...patch } : d)));
+  const list = useDraftList(drafts, onChange);
+  const { set, remove } = list;
   const add = () =>
-    onChange([
-      ...drafts,
-      {
-        key: nextKey.current++,
-        name: "",
-        description: "",
-        url: "",
-        timeoutMs: 5000,
-        parameters: pretty(DEFAULT_PARAMETERS),
-      },
-    ]);
-  const remove = (i: number) => onChange(drafts.filter((_, j) => j !== i));
+    list.add({
+      name: "",
+      description: "",
+      url: "",
+      timeoutMs: 5000,
+      parameters: pretty(DEFAULT_PARAMETERS),
+    });
 
   return (
     <Paper withBorder p="md" radius="md" component="section" aria-labelledby="functions-heading">

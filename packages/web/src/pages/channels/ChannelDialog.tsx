@@ -28,22 +28,17 @@ import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
-import { FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
+import { DoneButton, FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
 const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
 
-interface WebForm {
+/** The dialog's fields: the widget's settings, its allowed origins one per line, name and campaign. */
+type WebForm = Omit<WebChannelConfig, "allowedOrigins"> & {
   name: string;
   origins: string;
-  title: string;
-  greeting: string;
-  color: string;
-  position: "right" | "left";
-  collectEmail: boolean;
-  showAgentName: boolean;
   campaignId: string | null;
-}
+};
 
 function formOf(channel: Channel | null): WebForm {
   const c = (channel?.config ?? {}) as Partial<WebChannelConfig>;
@@ -163,11 +158,7 @@ export function EditChannelDialog({ channel, onClose }: { channel: Channel; onCl
             Paste the new verify token into your Meta app's webhook settings: Meta checks it again.
           </Alert>
           <PasteBack channel={newToken.channel} verifyToken={newToken.verifyToken} />
-          <Group justify="flex-end">
-            <Button onClick={onClose} data-autofocus>
-              Done
-            </Button>
-          </Group>
+          <DoneButton onClick={onClose} />
         </Stack>
       ) : providerType ? (
         <Stack gap="md">
@@ -409,11 +400,7 @@ function Snippet({ channel, onDone }: { channel: Channel; onDone: () => void }) 
         Paste this snippet on your website. The chat button appears on the allowed websites only.
       </Alert>
       {channel.embedSnippet && <SnippetBox snippet={channel.embedSnippet} />}
-      <Group justify="flex-end">
-        <Button onClick={onDone} data-autofocus>
-          Done
-        </Button>
-      </Group>
+      <DoneButton onClick={onDone} />
     </Stack>
   );
 }

@@ -16,8 +16,7 @@ import {
 import { useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Channel, Session } from "../../lib/api-types.ts";
 import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_TYPE_LABELS, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
@@ -258,11 +257,7 @@ function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: 
             : "Parley stops receiving and sending on this channel at once. "}
           Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
         </Text>
-        {remove.isError && (
-          <Alert color="red" role="alert">
-            {errorMessage(remove.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={remove.error} />
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose} data-autofocus>
             Cancel

@@ -16,7 +16,8 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
-import { ApiError, errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
+import { ApiError } from "../../lib/api.ts";
 import type { Channel } from "../../lib/api-types.ts";
 import {
   CHANNEL_TYPE_LABELS,
@@ -374,12 +375,19 @@ export function ProviderReady({
         </Alert>
       )}
       <PasteBack channel={channel} verifyToken={verifyToken} />
-      <Group justify="flex-end">
-        <Button onClick={onDone} data-autofocus>
-          Done
-        </Button>
-      </Group>
+      <DoneButton onClick={onDone} />
     </Stack>
+  );
+}
+
+/** The last step's only way on: focused, so Enter closes the dialog. */
+export function DoneButton({ onClick }: { onClick: () => void }) {
+  return (
+    <Group justify="flex-end">
+      <Button onClick={onClick} data-autofocus>
+        Done
+      </Button>
+    </Group>
   );
 }
 
@@ -397,11 +405,7 @@ export function FormFooter({
 }) {
   return (
     <>
-      {error != null && (
-        <Alert color="red" role="alert" title="Not saved" mt="md" data-testid="save-error">
-          {errorMessage(error)}
-        </Alert>
-      )}
+      <ErrorAlert error={error} title="Not saved" mt="md" data-testid="save-error" />
       <Group justify="flex-end" mt="md">
         {onBack && (
           <Button variant="default" onClick={onBack}>

@@ -2,16 +2,10 @@
 // panel on a sketch of a web page. It is not the real widget.js (nothing here is clickable or sends
 // anything); it only follows the colour, title, greeting, position and the e-mail and name options.
 import { Box, Text } from "@mantine/core";
-import { textOn } from "../../lib/channels.ts";
+import { textOn, type WebChannelConfig } from "../../lib/channels.ts";
 
-export interface PreviewSettings {
-  title: string;
-  greeting: string;
-  color: string;
-  position: "right" | "left";
-  collectEmail: boolean;
-  showAgentName: boolean;
-}
+/** What the preview draws: the widget's settings but where it may run. */
+export type PreviewSettings = Omit<WebChannelConfig, "allowedOrigins">;
 
 const VALID_COLOR = /^#[0-9a-f]{6}$/i;
 

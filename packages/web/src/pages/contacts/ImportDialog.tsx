@@ -1,5 +1,4 @@
 import {
-  Alert,
   Anchor,
   Button,
   FileInput,
@@ -15,7 +14,7 @@ import {
 } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
 import { contactKeys } from "../../lib/queries/contacts.ts";
 import { useImportProgress, usePreviewImport, useStartImport } from "../../lib/queries/imports.ts";
 import { useListChoices } from "../../lib/queries/lists.ts";
@@ -108,11 +107,7 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
               clearable
               clearButtonProps={{ "aria-label": "Remove the file" }}
             />
-            {preview.isError && (
-              <Alert color="red" role="alert" title="This file cannot be imported">
-                {errorMessage(preview.error)}
-              </Alert>
-            )}
+            <ErrorAlert error={preview.error} title="This file cannot be imported" />
             {preview.data && (
               <>
                 <Text size="sm">
@@ -193,11 +188,7 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
                     Map a column to Phone, Email or Custom channel id: each contact needs one.
                   </Text>
                 )}
-                {start.isError && (
-                  <Alert color="red" role="alert">
-                    {errorMessage(start.error)}
-                  </Alert>
-                )}
+                <ErrorAlert error={start.error} />
                 <Group justify="flex-end">
                   <Button
                     loading={start.isPending}

@@ -1,20 +1,13 @@
-import { BarChart } from "@mantine/charts";
 import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useDashboard } from "../../lib/queries/dashboard.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-
-const shortDate = (iso: string) =>
-  new Date(`${iso}T00:00:00Z`).toLocaleDateString(undefined, {
-    month: "short",
-    day: "numeric",
-    timeZone: "UTC",
-  });
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
@@ -34,20 +27,6 @@ function Stat({ label, value, hint }: { label: string; value: string; hint?: str
   );
 }
 
-function Chart({ title, summary, children }: { title: string; summary: string; children: React.ReactNode }) {
-  return (
-    <Paper withBorder p="md" radius="md" component="figure" m={0} aria-label={title}>
-      <Title order={2} size="h4" mb={4}>
-        {title}
-      </Title>
-      <Text size="sm" c="dimmed" mb="sm" component="figcaption">
-        {summary}
-      </Text>
-      {children}
-    </Paper>
-  );
-}
-
 /** The first page after sign-in: the last 30 days at a glance, and who is waiting for a person. */
 export function DashboardPage() {
   useDocumentTitle("Dashboard");
@@ -60,6 +39,39 @@ export function DashboardPage() {
   const { days, totals, waitingForPerson } = data.data;
   const chartData = days.map((d) => ({ ...d, day: shortDate(d.date) }));
   const today = days.at(-1);
+  const charts: Array<Omit<Parameters<typeof DailyBarChart>[0], "data">> = [
+    {
+      title: "Messages per day",
+      summary: `Incoming and outgoing messages, last 30 days (today: ${today?.inbound ?? 0} in, ${today?.outbound ?? 0} out).`,
+      series: [
+        { name: "inbound", label: "Incoming", color: "blue.8" },
+        { name: "outbound", label: "Outgoing", color: "teal.8" },
+      ],
+    },
+    {
+      title: "Deliveries per day",
+      summary: "Replies your webhook accepted (sent) and refused (failed).",
+      stacked: true,
+      series: [
+        { name: "sent", label: "Sent", color: "green.8" },
+        { name: "failed", label: "Failed", color: "red.8" },
+      ],
+    },
+    {
+      title: "Bot answers and fallbacks",
+      summary: "Replies the bot found in its knowledge against fallbacks that handed over to a person.",
+      stacked: true,
+      series: [
+        { name: "botAnswers", label: "Answers", color: "violet.8" },
+        { name: "botFallbacks", label: "Fallbacks", color: "orange.8" },
+      ],
+    },
+    {
+      title: "Credits used per day",
+      summary: `Credits the bot's replies used: ${totals.creditsUsed} in 30 days.`,
+      series: [{ name: "creditsUsed", label: "Credits", color: "gray.8" }],
+    },
+  ];
   return (
     <Stack gap="md">
       <Title order={1} size="h2">
@@ -95,64 +107,9 @@ export function DashboardPage() {
         />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
-        <Chart
-          title="Messages per day"
-          summary={`Incoming and outgoing messages, last 30 days (today: ${today?.inbound ?? 0} in, ${today?.outbound ?? 0} out).`}
-        >
-          <BarChart
-            h={220}
-            data={chartData}
-            dataKey="day"
-            series={[
-              { name: "inbound", label: "Incoming", color: "blue.8" },
-              { name: "outbound", label: "Outgoing", color: "teal.8" },
-            ]}
-            withLegend
-          />
-        </Chart>
-        <Chart
-          title="Deliveries per day"
-          summary="Replies your webhook accepted (sent) and refused (failed)."
-        >
-          <BarChart
-            h={220}
-            data={chartData}
-            dataKey="day"
-            type="stacked"
-            series={[
-              { name: "sent", label: "Sent", color: "green.8" },
-              { name: "failed", label: "Failed", color: "red.8" },
-            ]}
-            withLegend
-          />
-        </Chart>
-        <Chart
-          title="Bot answers and fallbacks"
-          summary="Replies the bot found in its knowledge against fallbacks that handed over to a person."
-        >
-          <BarChart
-            h={220}
-            data={chartData}
-            dataKey="day"
-            type="stacked"
-            series={[
-              { name: "botAnswers", label: "Answers", color: "violet.8" },
-              { name: "botFallbacks", label: "Fallbacks", color: "orange.8" },
-            ]}
-            withLegend
-          />
-        </Chart>
-        <Chart
-          title="Credits used per day"
-          summary={`Credits the bot's replies used: ${totals.creditsUsed} in 30 days.`}
-        >
-          <BarChart
-            h={220}
-            data={chartData}
-            dataKey="day"
-            series={[{ name: "creditsUsed", label: "Credits", color: "gray.8" }]}
-          />
-        </Chart>
+        {charts.map((chart) => (
+          <DailyBarChart key={chart.title} data={chartData} {...chart} />
+        ))}
       </SimpleGrid>
       {data.data.byChannel && <ByChannel rows={data.data.byChannel} />}
       {(data.data.botFunctions || data.data.llmTokens) && (

@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
@@ -63,11 +64,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
     >
       <form onSubmit={submit} noValidate>
         <Stack gap="sm">
-          {update.isError && (
-            <Alert color="red" role="alert">
-              {errorMessage(update.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={update.error} />
           <TextInput
             label="LLM base URL"
             placeholder="https://api.openai.com/v1"

@@ -1,20 +1,8 @@
 // Settings → Business hours: the account's time zone, opening hours per weekday and holidays. Campaigns
 // use them to send an away message, hold follow-ups and outgoing messages (docs/automation.md).
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Checkbox,
-  Group,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-} from "@mantine/core";
+import { ActionIcon, Badge, Button, Checkbox, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/api-types.ts";
 import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
 import { Section } from "./Section.tsx";
@@ -326,11 +314,9 @@ function HoursForm({ state }: { state: BusinessHoursState }) {
             </Group>
           )}
         </Stack>
-        {save.isError && (
-          <Alert color="red" role="alert" title="Not saved">
-            {errorMessage(save.error)} Your changes are still here.
-          </Alert>
-        )}
+        <ErrorAlert error={save.error} title="Not saved">
+          {" Your changes are still here."}
+        </ErrorAlert>
         <Group gap="xs">
           <Button type="submit" variant="light" loading={save.isPending}>
             Save business hours

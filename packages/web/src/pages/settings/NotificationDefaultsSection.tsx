@@ -1,8 +1,7 @@
-import { Alert, Button, NumberInput, Stack } from "@mantine/core";
+import { Button, NumberInput, Stack } from "@mantine/core";
 import { useState } from "react";
 import { NotificationPreferencesTable } from "../../components/NotificationPreferencesTable.tsx";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import {
   type PreferenceMap,
@@ -52,11 +51,7 @@ export function NotificationDefaultsSection() {
       {defaults.data && kinds && (
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
-            {save.isError && (
-              <Alert color="red" role="alert">
-                {errorMessage(save.error)}
-              </Alert>
-            )}
+            <ErrorAlert error={save.error} />
             <NotificationPreferencesTable
               kinds={kinds}
               value={value}

@@ -1,5 +1,6 @@
 import { Alert, Button, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
@@ -60,11 +61,7 @@ export function WebhookSection({ settings }: { settings: Settings }) {
           </Text>
         )}
       </Group>
-      {test.isError && (
-        <Alert color="red" role="alert">
-          {errorMessage(test.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={test.error} />
       {test.data && (
         <Alert
           color={test.data.ok ? "green" : "red"}
