@@ -1,4 +1,5 @@
 import type { ContactJson, Conversation } from "./api-types.ts";
+import { displayContactName } from "./contact-name.ts";
 
 const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 const dayTime = new Intl.DateTimeFormat(undefined, {
@@ -32,8 +33,6 @@ export function contactLabel(c: Conversation["contact"]): string {
   return c.name ?? c.fromId ?? c.phone ?? c.email ?? "Unknown contact";
 }
 
-/** How the contact pages name a contact. */
-export function contactName(c: Pick<ContactJson, "firstName" | "lastName" | "phone" | "email">): string {
-  const name = [c.firstName, c.lastName].filter(Boolean).join(" ");
-  return name || c.phone || c.email || "Unnamed contact";
-}
+/** How the contact pages name a contact (the same rule as everywhere: lib/contact-name.ts). */
+export const contactName = (c: Pick<ContactJson, "firstName" | "lastName" | "phone" | "email">): string =>
+  displayContactName(c);
