@@ -5,23 +5,16 @@
 // asks for a person: the bot hands over, and the thread opens on a summary with the reason. Against a
 // real `parley serve` on SQLite, a local stand-in of the LLM and Chromium.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LlmStub, startLlmStub, textOf } from "../../server/test/llm-stub.ts";
 import {
-  apiClient,
   eventually,
   expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
+  listenOnLoopback,
+  saveWebhookUrl,
   screenshot,
-  showFailure,
-  startParley,
-  startReceiver,
+  useBrowserSuite,
 } from "./harness.ts";
 
 const ANSWER = "Your order 1234 has shipped and arrives Friday.";
@@ -68,49 +61,25 @@ async function startOrderSystem() {
         .end(JSON.stringify({ orderId: "1234", status: "shipped", eta: "Friday" }));
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders/status`,
-    state,
-    calls,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { port, close } = await listenOnLoopback(server);
+  return { url: `http://127.0.0.1:${port}/orders/status`, state, calls, close };
 }
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))(
   "the bot that acts: functions, summaries, hand-over",
   () => {
-    let parley: Parley;
     let llm: LlmStub;
     let orders: Awaited<ReturnType<typeof startOrderSystem>>;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
-    let browser: Browser;
-    let page: Page;
-    let apiKey = "";
-    let api: Awaited<ReturnType<typeof apiClient>>;
     let campaignId = "";
     let conversationId = "";
 
-    const thread = () => page.getByRole("list", { name: "Messages" });
-    const functions = () => page.getByRole("region", { name: "Functions" });
-    const incoming = async (body: string, messageSid: string) => {
-      const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-        data: { customData: { messageSid, fromId: "dana-77", toId: "bikeshop", body, campaignId } },
-      });
-      expect(res.status(), await res.text()).toBe(200);
-    };
+    const thread = () => suite.page.getByRole("list", { name: "Messages" });
+    const functions = () => suite.page.getByRole("region", { name: "Functions" });
+    const incoming = (body: string, messageSid: string) =>
+      suite.incoming({ messageSid, fromId: "dana-77", toId: "bikeshop", body, campaignId });
 
     beforeAll(async () => {
-      [llm, orders, receiver, browser] = await Promise.all([
-        startLlmStub(),
-        startOrderSystem(),
-        startReceiver(),
-        launchBrowser(),
-      ]);
+      [llm, orders] = await Promise.all([startLlmStub(), startOrderSystem()]);
       // The model: a summary when asked for one; after a function's answer, the reply; asked about an
       // order with the function on offer, a call of it.
       llm.respond = (req) => {
@@ -130,28 +99,20 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
         }
         return { content: "stub answer" };
       };
-      parley = await startParley({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "stub-model" });
-      page = await newPage(browser);
-      api = await apiClient(parley.url);
-      apiKey = await onboardWithKey(page, parley.url, "Dana Bikes");
     });
     afterAll(async () => {
-      await api?.dispose();
-      await browser?.close();
-      await parley?.stop();
-      await receiver?.close();
       await orders?.close();
       await llm?.close();
     });
-    afterEach(async (ctx) => {
-      if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
+    const suite = useBrowserSuite({
+      env: () => ({ LLM_BASE_URL: llm.baseUrl, LLM_MODEL: "stub-model" }),
+      business: "Dana Bikes",
+      receiver: "started",
     });
 
     it("the owner saves the webhook URL and gives the order system the signing secret", async () => {
-      await page.getByLabel("Webhook URL").fill(receiver.url);
-      await page.getByRole("button", { name: "Save", exact: true }).click();
-      await page.getByText("Webhook URL saved").waitFor();
-      const signing = page.getByRole("region", { name: "Signing secret" });
+      await saveWebhookUrl(suite.page, suite.receiver.url);
+      const signing = suite.page.getByRole("region", { name: "Signing secret" });
       await signing.getByRole("button", { name: "Reveal signing secret" }).click();
       const secret = (await signing.getByText(/^whsec_[A-Za-z0-9+/=]+$/).textContent())?.trim() ?? "";
       expect(secret).toMatch(/^whsec_/);
@@ -159,21 +120,23 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
     });
 
     it("adds a function to a live LLM campaign on the campaign page, and tests it", async () => {
-      await page.getByRole("link", { name: "Campaigns", exact: true }).click();
-      await page.getByRole("button", { name: "New campaign" }).click();
-      await page.getByLabel("Campaign name").fill("Orders");
-      await page.getByRole("button", { name: "Create campaign" }).click();
+      await suite.page.getByRole("link", { name: "Campaigns", exact: true }).click();
+      await suite.page.getByRole("button", { name: "New campaign" }).click();
+      await suite.page.getByLabel("Campaign name").fill("Orders");
+      await suite.page.getByRole("button", { name: "Create campaign" }).click();
       await functions().waitFor();
-      campaignId = new URL(page.url()).pathname.split("/").at(-1) ?? "";
+      campaignId = new URL(suite.page.url()).pathname.split("/").at(-1) ?? "";
       expect(campaignId).toMatch(/^cmp_/);
       await functions().getByText("Only the LLM engine calls functions.").waitFor();
       await functions().getByText("No functions", { exact: false }).waitFor();
 
-      await page.getByRole("combobox", { name: "Status" }).click();
-      await page.getByRole("option", { name: "Live (answers)" }).click();
-      await page.getByRole("combobox", { name: "Engine" }).click();
-      await page.getByRole("option", { name: "LLM", exact: true }).click();
-      await page.getByLabel("Instructions").fill("You are the assistant of Dana Bikes. Look orders up.");
+      await suite.page.getByRole("combobox", { name: "Status" }).click();
+      await suite.page.getByRole("option", { name: "Live (answers)" }).click();
+      await suite.page.getByRole("combobox", { name: "Engine" }).click();
+      await suite.page.getByRole("option", { name: "LLM", exact: true }).click();
+      await suite.page
+        .getByLabel("Instructions")
+        .fill("You are the assistant of Dana Bikes. Look orders up.");
 
       await functions().getByRole("button", { name: "Add function" }).click();
       const fn = functions().getByRole("group", { name: /^Function 1/ });
@@ -188,9 +151,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       await parameters.fill('{"type": "object", "properties": {');
       await fn.getByText("Not valid JSON", { exact: false }).waitFor();
       expect(await parameters.getAttribute("aria-invalid")).toBe("true");
-      await page.getByRole("button", { name: "Save campaign" }).click();
-      await page.getByRole("alert").getByText("A function's parameters are not valid JSON").waitFor();
-      await expectAccessible(page, "campaign: a function's parameters that do not parse");
+      await suite.page.getByRole("button", { name: "Save campaign" }).click();
+      await suite.page.getByRole("alert").getByText("A function's parameters are not valid JSON").waitFor();
+      await expectAccessible(suite.page, "campaign: a function's parameters that do not parse");
       await parameters.fill(
         JSON.stringify({
           type: "object",
@@ -200,10 +163,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       );
       expect(await fn.getByText("Not valid JSON", { exact: false }).count()).toBe(0);
       await fn.getByText("Save the campaign to test it.").waitFor();
-      await page.getByRole("button", { name: "Save campaign" }).click();
-      await page.getByText("Campaign saved").waitFor();
+      await suite.page.getByRole("button", { name: "Save campaign" }).click();
+      await suite.page.getByText("Campaign saved").waitFor();
 
-      const saved = (await (await api.get(`/v1/campaigns/${campaignId}?apiKey=${apiKey}`)).json()) as {
+      const saved = (await (
+        await suite.api.get(`/v1/campaigns/${campaignId}?apiKey=${suite.apiKey}`)
+      ).json()) as {
         status: string;
         engine: string;
         functions: unknown[];
@@ -224,7 +189,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
 
       // Test: the saved function, called signed with the arguments typed in the dialog.
       await functions().getByRole("button", { name: "Test", exact: true }).click();
-      const dialog = page.getByRole("dialog", { name: "Test order_status" });
+      const dialog = suite.page.getByRole("dialog", { name: "Test order_status" });
       const args = dialog.getByRole("textbox", { name: "Arguments (JSON)" });
       // Arguments that do not match the parameters: the server's message.
       await args.fill("{}");
@@ -246,15 +211,18 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
         conversationId: null,
         campaignId,
       });
-      await expectAccessible(page, "campaign: a function's test");
+      await expectAccessible(suite.page, "campaign: a function's test");
       await dialog.getByRole("button", { name: "Close" }).click();
       await dialog.waitFor({ state: "detached" });
-      await expectAccessible(page, "campaign: with a function");
+      await expectAccessible(suite.page, "campaign: with a function");
     });
 
     it("a customer asks about an order: the bot calls the function, and the team sees the call in the thread", async () => {
       await incoming("Hi, where is my order 1234?", "sid-order-1");
-      const reply = await eventually(() => receiver.received.find((r) => r.body.body === ANSWER), 30_000);
+      const reply = await eventually(
+        () => suite.receiver.received.find((r) => r.body.body === ANSWER),
+        30_000,
+      );
       expect((reply.body as { sender?: string }).sender).toBe("bot");
 
       // The order system got one signed call with the model's arguments and the conversation.
@@ -279,12 +247,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       );
 
       // The customer's webhook got the reply and nothing of the call.
-      const sent = JSON.stringify(receiver.received.map((r) => r.body));
+      const sent = JSON.stringify(suite.receiver.received.map((r) => r.body));
       expect(sent).not.toContain("bot.function_call");
       expect(sent).not.toContain("order_status");
       expect(sent).not.toContain("Function call");
 
-      await page.goto(`${parley.url}/inbox/${conversationId}`);
+      await suite.page.goto(`${suite.parley.url}/inbox/${conversationId}`);
       await thread().getByText("Hi, where is my order 1234?").waitFor();
       const card = thread().getByRole("group", { name: "Function call · order_status" });
       await card.getByText("OK", { exact: true }).waitFor();
@@ -299,9 +267,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       expect(at("where is my order 1234?")).toBeLessThan(at("Function call · order_status"));
       expect(at("Function call · order_status")).toBeLessThan(at(ANSWER));
       // The bot answered: no summary, no alert.
-      expect(await page.getByRole("region", { name: "Summary" }).count()).toBe(0);
-      await expectAccessible(page, "conversation with a function call");
-      await screenshot(page, "bot-function-call");
+      expect(await suite.page.getByRole("region", { name: "Summary" }).count()).toBe(0);
+      await expectAccessible(suite.page, "conversation with a function call");
+      await screenshot(suite.page, "bot-function-call");
     });
 
     it("the customer asks for a person: the bot hands over, and the thread opens on a summary", async () => {
@@ -309,41 +277,44 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       await incoming("Do you sell gift cards?", "sid-order-2");
       await thread().getByText(FALLBACK).waitFor({ timeout: 30_000 });
       await thread().getByText("Fallback · a person was alerted").waitFor();
-      await page.getByRole("region", { name: "Summary" }).getByText("Do you sell gift cards?").waitFor();
+      await suite.page
+        .getByRole("region", { name: "Summary" })
+        .getByText("Do you sell gift cards?")
+        .waitFor();
 
       await incoming("can I talk to a person?", "sid-order-3");
       await thread().getByText(HANDOVER).waitFor({ timeout: 30_000 });
-      await eventually(() => receiver.received.find((r) => r.body.body === HANDOVER));
-      await page.getByRole("status").filter({ hasText: "Needs a human" }).waitFor();
-      await page.getByText("Bot paused").waitFor();
+      await eventually(() => suite.receiver.received.find((r) => r.body.body === HANDOVER));
+      await suite.page.getByRole("status").filter({ hasText: "Needs a human" }).waitFor();
+      await suite.page.getByText("Bot paused").waitFor();
       await thread().getByText("Hand-over · a person was alerted").waitFor();
 
-      const summary = page.getByRole("region", { name: "Summary" });
+      const summary = suite.page.getByRole("region", { name: "Summary" });
       await summary.getByText("The customer asked for a person", { exact: false }).waitFor();
       await summary.getByText(SUMMARY).waitFor();
       // The question left open is listed; the request for a person is not (the hand-over answered it).
       await summary.getByRole("list").getByText("Do you sell gift cards?").waitFor();
       expect(await summary.getByRole("list").getByText("can I talk to a person?").count()).toBe(0);
-      await expectAccessible(page, "conversation handed over, with its summary");
+      await expectAccessible(suite.page, "conversation handed over, with its summary");
       // The summary on top and the hand-over at the bottom of the thread, in one picture.
-      await page.setViewportSize({ width: 1280, height: 1500 });
-      await page.evaluate(() => window.scrollTo(0, 0));
-      await screenshot(page, "bot-handover-summary", { fullPage: false });
-      await page.setViewportSize({ width: 1280, height: 860 });
+      await suite.page.setViewportSize({ width: 1280, height: 1500 });
+      await suite.page.evaluate(() => window.scrollTo(0, 0));
+      await screenshot(suite.page, "bot-handover-summary", { fullPage: false });
+      await suite.page.setViewportSize({ width: 1280, height: 860 });
 
-      const res = await api.get(`/v1/conversations/${conversationId}?apiKey=${apiKey}`);
+      const res = await suite.api.get(`/v1/conversations/${conversationId}?apiKey=${suite.apiKey}`);
       expect(await res.json()).toMatchObject({
         humanAlert: true,
         humanAlertReason: "human_requested",
         botPaused: true,
       });
       // Still nothing of the function call at the customer's webhook.
-      expect(JSON.stringify(receiver.received.map((r) => r.body))).not.toContain("bot.function_call");
+      expect(JSON.stringify(suite.receiver.received.map((r) => r.body))).not.toContain("bot.function_call");
     });
 
     it("the dashboard counts the function's calls and the LLM's tokens", async () => {
-      await page.getByRole("link", { name: "Dashboard" }).click();
-      const card = page.getByRole("region", { name: "Bot functions" });
+      await suite.page.getByRole("link", { name: "Dashboard" }).click();
+      const card = suite.page.getByRole("region", { name: "Bot functions" });
       const row = card
         .getByRole("table", { name: "Bot functions" })
         .getByRole("row", { name: /order_status/ });
@@ -354,7 +325,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
         "0",
       ]);
       await card.getByText(/^LLM tokens: [\d,]+ in, [\d,]+ out$/).waitFor();
-      await expectAccessible(page, "dashboard with bot functions");
+      await expectAccessible(suite.page, "dashboard with bot functions");
     });
   },
 );

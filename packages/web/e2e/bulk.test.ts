@@ -1,97 +1,67 @@
 // Bulk actions (issue 33), clicked through in Chromium against a real `parley serve`: select three
 // contacts, put them on a list, label them, delete two of them after confirming; then add several
 // members to a list at once from the list's page.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, useBrowserSuite } from "./harness.ts";
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: bulk actions", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let apiKey = "";
-  let api: Awaited<ReturnType<typeof apiClient>>;
+  const suite = useBrowserSuite({ business: "Bulk Shop" });
+  const v1 = suite.v1;
   const ids: Record<string, string> = {};
   const lists: Record<string, string> = {};
 
-  const v1 = async <T>(method: "get" | "post", url: string, data?: unknown): Promise<T> => {
-    const res = await api[method](`${url}${url.includes("?") ? "&" : "?"}apiKey=${apiKey}`, { data });
-    return (await res.json()) as T;
-  };
-
   beforeAll(async () => {
-    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
-    page = await newPage(browser);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Bulk Shop");
     for (const name of ["Ada", "Bob", "Cy", "Dee", "Eve"]) {
-      const c = await v1<{ id: string }>("post", "/v1/contacts", {
+      const c = await v1<{ id: string }>("POST", "/v1/contacts", {
         firstName: name,
         email: `${name.toLowerCase()}@example.com`,
       });
       ids[name] = c.id;
     }
     for (const name of ["Spring", "Autumn"]) {
-      lists[name] = (await v1<{ id: string }>("post", "/v1/lists", { name })).id;
+      lists[name] = (await v1<{ id: string }>("POST", "/v1/lists", { name })).id;
     }
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
   });
 
   it("selects three contacts, adds them to a list, labels them, deletes two after confirming", async () => {
-    await page.getByRole("link", { name: "Contacts", exact: true }).click();
-    const table = page.getByRole("table", { name: "Contacts" });
+    await suite.page.getByRole("link", { name: "Contacts", exact: true }).click();
+    const table = suite.page.getByRole("table", { name: "Contacts" });
     for (const name of ["Ada", "Bob", "Cy"])
       await table.getByRole("checkbox", { name: `Select ${name}` }).check();
-    const toolbar = page.getByRole("region", { name: "Bulk actions" });
+    const toolbar = suite.page.getByRole("region", { name: "Bulk actions" });
     await toolbar.getByText("3 contacts selected").waitFor();
-    await expectAccessible(page, "contacts with a selection");
+    await expectAccessible(suite.page, "contacts with a selection");
 
     await toolbar.getByRole("button", { name: "Add to list" }).click();
-    const toList = page.getByRole("dialog", { name: "Add 3 contacts to a list" });
+    const toList = suite.page.getByRole("dialog", { name: "Add 3 contacts to a list" });
     await toList.getByRole("combobox", { name: "List" }).click();
-    await page.getByRole("option", { name: "Spring" }).click();
+    await suite.page.getByRole("option", { name: "Spring" }).click();
     await toList.getByRole("button", { name: "Add contacts" }).click();
-    await page.getByText("3 contacts added to the list").waitFor();
-    expect((await v1<{ memberCount: number }>("get", `/v1/lists/${lists.Spring}`)).memberCount).toBe(3);
+    await suite.page.getByText("3 contacts added to the list").waitFor();
+    expect((await v1<{ memberCount: number }>("GET", `/v1/lists/${lists.Spring}`)).memberCount).toBe(3);
 
     await toolbar.getByRole("button", { name: "Add label" }).click();
-    const labelDialog = page.getByRole("dialog", { name: "Add a label to 3 contacts" });
+    const labelDialog = suite.page.getByRole("dialog", { name: "Add a label to 3 contacts" });
     await labelDialog.getByLabel("Label").fill("spring-sale");
     await labelDialog.getByRole("button", { name: "Apply label" }).click();
-    await page.getByText('Label "spring-sale" added to 3 contacts').waitFor();
+    await suite.page.getByText('Label "spring-sale" added to 3 contacts').waitFor();
     const labelled = await v1<{ data: Array<{ firstName: string }> }>(
-      "get",
+      "GET",
       "/v1/contacts?label=spring-sale",
     );
     expect(labelled.data.map((c) => c.firstName).sort()).toEqual(["Ada", "Bob", "Cy"]);
 
     await table.getByRole("checkbox", { name: "Select Ada" }).uncheck();
     await toolbar.getByRole("button", { name: "Delete selected" }).click();
-    const confirm = page.getByRole("dialog", { name: "Delete 2 contacts?" });
-    await expectAccessible(page, "delete confirmation");
+    const confirm = suite.page.getByRole("dialog", { name: "Delete 2 contacts?" });
+    await expectAccessible(suite.page, "delete confirmation");
     await confirm.getByRole("button", { name: "Delete contacts" }).click();
-    await page.getByText("2 contacts deleted with their conversations and messages").waitFor();
+    await suite.page.getByText("2 contacts deleted with their conversations and messages").waitFor();
     await table.getByRole("link", { name: "Bob" }).waitFor({ state: "detached" });
     for (const name of ["Bob", "Cy"]) {
-      expect((await api.get(`/v1/contacts/${ids[name]}?apiKey=${apiKey}`)).status()).toBe(404);
+      expect((await suite.api.get(`/v1/contacts/${ids[name]}?apiKey=${suite.apiKey}`)).status()).toBe(404);
     }
-    expect((await api.get(`/v1/contacts/${ids.Ada}?apiKey=${apiKey}`)).status()).toBe(200);
+    expect((await suite.api.get(`/v1/contacts/${ids.Ada}?apiKey=${suite.apiKey}`)).status()).toBe(200);
 
     // "Select all on this page" takes every row shown: Ada (still selected), Dee and Eve.
     await table.getByRole("checkbox", { name: "Select all on this page" }).check();
@@ -101,23 +71,23 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the web app: bulk actions", 
   });
 
   it("adds several members to a list at once", async () => {
-    await page.getByRole("link", { name: "Lists", exact: true }).click();
-    await page.getByRole("table", { name: "Lists" }).getByRole("link", { name: "Autumn" }).click();
-    await page.getByRole("heading", { name: "Autumn" }).waitFor();
-    await page.getByRole("button", { name: "Add members" }).click();
-    const dialog = page.getByRole("dialog", { name: "Add members" });
+    await suite.page.getByRole("link", { name: "Lists", exact: true }).click();
+    await suite.page.getByRole("table", { name: "Lists" }).getByRole("link", { name: "Autumn" }).click();
+    await suite.page.getByRole("heading", { name: "Autumn" }).waitFor();
+    await suite.page.getByRole("button", { name: "Add members" }).click();
+    const dialog = suite.page.getByRole("dialog", { name: "Add members" });
     const picker = dialog.getByLabel("Contacts to add");
     for (const name of ["Dee", "Eve"]) {
       await picker.fill(name);
-      await page.getByRole("option", { name: new RegExp(`^${name}`) }).click();
+      await suite.page.getByRole("option", { name: new RegExp(`^${name}`) }).click();
     }
-    await expectAccessible(page, "add members");
+    await expectAccessible(suite.page, "add members");
     // The picker's dropdown stays open over the dialog's buttons until the focus leaves it.
     await dialog.getByRole("heading", { name: "Add members" }).click();
     await dialog.getByRole("button", { name: "Add 2 contacts" }).click();
-    await page.getByText("2 contacts added to the list").waitFor();
-    const members = page.getByRole("table", { name: "Members" });
+    await suite.page.getByText("2 contacts added to the list").waitFor();
+    const members = suite.page.getByRole("table", { name: "Members" });
     for (const name of ["Dee", "Eve"]) await members.getByRole("link", { name }).waitFor();
-    await page.getByText("2 members").waitFor();
+    await suite.page.getByText("2 members").waitFor();
   });
 });

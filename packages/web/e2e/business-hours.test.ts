@@ -6,20 +6,9 @@
 // Chromium. With PARLEY_SCREENSHOTS=1 it refreshes the screenshots of docs/automation.md.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  eventually,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-  startReceiver,
-} from "./harness.ts";
+import type { Locator, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { eventually, expectAccessible, useBrowserSuite } from "./harness.ts";
 
 const SCREENSHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../docs/screenshots");
 const AWAY = "Thanks, {{firstName|there}}! We are closed right now and back {{openingTime}}.";
@@ -49,46 +38,15 @@ const berlinToday = () =>
 describe.skipIf(Boolean(process.env.DATABASE_URL))(
   "business hours on the settings and campaign pages",
   () => {
-    let parley: Parley;
-    let receiver: Awaited<ReturnType<typeof startReceiver>>;
-    let browser: Browser;
-    let page: Page;
-    let api: Awaited<ReturnType<typeof apiClient>>;
-    let apiKey = "";
+    const suite = useBrowserSuite({ business: "Berlin Bikes", receiver: "saved" });
+    const v1 = suite.v1;
     let campaignId = "";
 
-    const hours = () => page.getByRole("region", { name: "Business hours" });
-    const v1 = async <T>(
-      method: "get" | "put" | "post" | "patch",
-      url: string,
-      data?: unknown,
-    ): Promise<T> => {
-      const sep = url.includes("?") ? "&" : "?";
-      const res = await api[method](`${url}${sep}apiKey=${apiKey}`, data === undefined ? {} : { data });
-      expect(res.status(), await res.text()).toBeLessThan(300);
-      return (await res.json()) as T;
-    };
+    const hours = () => suite.page.getByRole("region", { name: "Business hours" });
 
     beforeAll(async () => {
-      [receiver, browser] = await Promise.all([startReceiver(), launchBrowser()]);
-      parley = await startParley();
-      page = await newPage(browser);
-      api = await apiClient(parley.url);
-      apiKey = await onboardWithKey(page, parley.url, "Berlin Bikes");
-      await page.getByLabel("Webhook URL").fill(receiver.url);
-      await page.getByRole("button", { name: "Save", exact: true }).click();
-      await page.getByText("Webhook URL saved").waitFor();
-      const campaigns = await v1<{ data: { id: string; isDefault: boolean }[] }>("get", "/v1/campaigns");
+      const campaigns = await v1<{ data: { id: string; isDefault: boolean }[] }>("GET", "/v1/campaigns");
       campaignId = campaigns.data.find((c) => c.isDefault)?.id ?? "";
-    });
-    afterAll(async () => {
-      await api?.dispose();
-      await browser?.close();
-      await parley?.stop();
-      await receiver?.close();
-    });
-    afterEach(async (ctx) => {
-      if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
     });
 
     it("sets the time zone, the hours of each weekday and a holiday on the settings page", async () => {
@@ -97,7 +55,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       const zone = hours().getByRole("combobox", { name: "Time zone" });
       await zone.click();
       await zone.fill("Berlin");
-      await page.getByRole("option", { name: "Europe/Berlin" }).click();
+      await suite.page.getByRole("option", { name: "Europe/Berlin" }).click();
       // Monday with a lunch break: 09:00–12:30 and 13:30–18:00.
       await hours().getByLabel("Monday closes").fill("12:30");
       await hours().getByRole("button", { name: "Add hours on Monday" }).click();
@@ -118,13 +76,13 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
       await hours().getByRole("button", { name: "Add holiday" }).click();
       await hours().getByRole("list", { name: "Holidays" }).getByText("Fri, 25 Dec 2026").waitFor();
       await hours().getByRole("button", { name: "Save business hours" }).click();
-      await page.getByText("Business hours saved").waitFor();
+      await suite.page.getByText("Business hours saved").waitFor();
       await hours()
         .getByRole("status")
         .getByText(/Open now|Closed now/)
         .waitFor();
 
-      const saved = await v1<{ businessHours: unknown }>("get", "/v1/account/business-hours");
+      const saved = await v1<{ businessHours: unknown }>("GET", "/v1/account/business-hours");
       expect(saved.businessHours).toEqual({
         timezone: "Europe/Berlin",
         days: {
@@ -141,40 +99,40 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
         },
         holidays: ["2026-12-25"],
       });
-      await expectAccessible(page, "settings: business hours");
-      await page.reload();
+      await expectAccessible(suite.page, "settings: business hours");
+      await suite.page.reload();
       expect(await hours().getByLabel("Monday opens (2)").inputValue()).toBe("13:30");
       expect(await hours().getByRole("combobox", { name: "Time zone" }).inputValue()).toBe("Europe/Berlin");
-      await shoot(page, hours(), "business-hours-settings");
+      await shoot(suite.page, hours(), "business-hours-settings");
     });
 
     it("gives the campaign an away message and holds its follow-ups; holds an outgoing message to business hours", async () => {
-      await page.goto(`${parley.url}/campaigns/${campaignId}`);
-      const section = page.getByRole("region", { name: "Business hours" });
+      await suite.page.goto(`${suite.parley.url}/campaigns/${campaignId}`);
+      const section = suite.page.getByRole("region", { name: "Business hours" });
       await section.getByRole("radio", { name: "Send an away message" }).check();
       // No message yet: said next to the field, nothing is sent.
-      await page.getByRole("button", { name: "Save campaign" }).click();
+      await suite.page.getByRole("button", { name: "Save campaign" }).click();
       await section.getByText("Write the away message, or answer as usual").waitFor();
       await section.getByRole("textbox", { name: "Away message" }).fill(AWAY);
       await section.getByRole("switch", { name: "Hold follow-ups to business hours" }).check();
-      await page.getByRole("button", { name: "Save campaign" }).click();
-      await page.getByText("Campaign saved").waitFor();
-      const campaign = await v1<Record<string, unknown>>("get", `/v1/campaigns/${campaignId}`);
+      await suite.page.getByRole("button", { name: "Save campaign" }).click();
+      await suite.page.getByText("Campaign saved").waitFor();
+      const campaign = await v1<Record<string, unknown>>("GET", `/v1/campaigns/${campaignId}`);
       expect(campaign).toMatchObject({ outsideHours: "away", awayMessage: AWAY, followUpsInHours: true });
-      await expectAccessible(page, "campaign: business hours");
-      await shoot(page, section, "business-hours-campaign");
+      await expectAccessible(suite.page, "campaign: business hours");
+      await shoot(suite.page, section, "business-hours-campaign");
 
       // The outgoing message, only during business hours.
-      const list = await v1<{ id: string }>("post", "/v1/lists", { name: "Newsletter" });
-      await page.reload();
-      const outgoing = page.getByRole("region", { name: "Outgoing message" });
+      const list = await v1<{ id: string }>("POST", "/v1/lists", { name: "Newsletter" });
+      await suite.page.reload();
+      const outgoing = suite.page.getByRole("region", { name: "Outgoing message" });
       await outgoing.getByRole("combobox", { name: "To the list" }).click();
-      await page.getByRole("option", { name: /Newsletter/ }).click();
+      await suite.page.getByRole("option", { name: /Newsletter/ }).click();
       await outgoing.getByRole("switch", { name: "Only send during business hours" }).check();
       await outgoing.getByRole("button", { name: "Save outgoing message" }).click();
-      await page.getByText("Outgoing message saved").waitFor();
+      await suite.page.getByText("Outgoing message saved").waitFor();
       const withOutgoing = await v1<{ outgoing: { listId: string; onlyInHours: boolean } }>(
-        "get",
+        "GET",
         `/v1/campaigns/${campaignId}`,
       );
       expect(withOutgoing.outgoing).toMatchObject({ listId: list.id, onlyInHours: true });
@@ -182,38 +140,36 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))(
 
     it("closed today: a customer's question gets the away message, marked in the inbox", async () => {
       const current = await v1<{ businessHours: { holidays: string[] } }>(
-        "get",
+        "GET",
         "/v1/account/business-hours",
       );
-      await v1("put", "/v1/account/business-hours", {
+      await v1("PUT", "/v1/account/business-hours", {
         businessHours: {
           ...current.businessHours,
           holidays: [...current.businessHours.holidays, berlinToday()],
         },
       });
-      await v1("post", "/v1/incoming_custom_channel_message", {
-        customData: {
-          messageSid: "sid-bh-1",
-          fromId: "nina-1",
-          toId: "shop",
-          body: "Do you repair e-bikes?",
-          firstName: "Nina",
-        },
+      await suite.incoming({
+        messageSid: "sid-bh-1",
+        fromId: "nina-1",
+        toId: "shop",
+        body: "Do you repair e-bikes?",
+        firstName: "Nina",
       });
       const away = await eventually(
-        () => receiver.received.find((r) => String(r.body.body ?? "").startsWith("Thanks, Nina!")),
+        () => suite.receiver.received.find((r) => String(r.body.body ?? "").startsWith("Thanks, Nina!")),
         30_000,
       );
       // {{openingTime}}: the next opening in Berlin, like "Monday 09:00".
       expect(String(away.body.body)).toMatch(
         /^Thanks, Nina! We are closed right now and back \w+day .*\d\d:\d\d\.$/,
       );
-      const conversations = await v1<{ data: { id: string }[] }>("get", "/v1/conversations");
-      await page.goto(`${parley.url}/inbox/${conversations.data[0]?.id}`);
-      const thread = page.getByRole("list", { name: "Messages" });
+      const conversations = await v1<{ data: { id: string }[] }>("GET", "/v1/conversations");
+      await suite.page.goto(`${suite.parley.url}/inbox/${conversations.data[0]?.id}`);
+      const thread = suite.page.getByRole("list", { name: "Messages" });
       await thread.getByText("Away message · sent outside business hours", { exact: false }).waitFor();
-      await expectAccessible(page, "conversation with an away message");
-      await shoot(page, page.locator("main"), "business-hours-away-inbox", { tall: false });
+      await expectAccessible(suite.page, "conversation with an away message");
+      await shoot(suite.page, suite.page.locator("main"), "business-hours-away-inbox", { tall: false });
     });
   },
 );

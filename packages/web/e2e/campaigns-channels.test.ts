@@ -4,20 +4,9 @@
 // message next to the form when it refuses, saves the template and finds it kept after a reload. Started,
 // the member with a phone gets the template (a local stand-in of the Graph API takes the sends) and the
 // member without one shows as skipped with "no phone". Against a real `parley serve` on SQLite, in Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type MetaStandIn, startMetaStandIn } from "../../server/test/stand-ins/meta.ts";
-import {
-  apiClient,
-  eventually,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { eventually, expectAccessible, useBrowserSuite } from "./harness.ts";
 
 interface GraphSend {
   to?: string;
@@ -39,37 +28,29 @@ interface OutgoingJson {
 }
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing message through a channel", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let apiKey = "";
-  let api: Awaited<ReturnType<typeof apiClient>>;
   let graph: MetaStandIn;
-  let whatsappId = "";
-  let campaignId = "";
-
-  const headers = () => ({ "x-api-key": apiKey });
-  const post = async <T>(path: string, data: unknown): Promise<T> => {
-    const res = await api.post(path, { headers: headers(), data });
-    expect(res.status(), await res.text()).toBeLessThan(300);
-    return (await res.json()) as T;
-  };
-  const outgoing = async (): Promise<OutgoingJson | null> => {
-    const res = await api.get(`/v1/campaigns/${campaignId}`, { headers: headers() });
-    expect(res.status(), await res.text()).toBe(200);
-    return ((await res.json()) as { outgoing: OutgoingJson | null }).outgoing;
-  };
-  const region = () => page.getByRole("region", { name: "Outgoing message" });
-  const sendThrough = () => region().getByRole("combobox", { name: "Send through" });
-
   beforeAll(async () => {
     graph = await startMetaStandIn();
     graph.tokens.add("EAAGtoken123456");
-    [parley, browser] = await Promise.all([startParley({ META_GRAPH_URL: graph.url }), launchBrowser()]);
-    page = await newPage(browser);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Bike Campaigns");
+  });
+  afterAll(async () => {
+    await graph?.close();
+  });
+  const suite = useBrowserSuite({ env: () => ({ META_GRAPH_URL: graph.url }), business: "Bike Campaigns" });
+  let whatsappId = "";
+  let campaignId = "";
 
+  const headers = () => ({ "x-api-key": suite.apiKey });
+  const post = <T>(path: string, data: unknown) => suite.v1<T>("POST", path, data);
+  const outgoing = async (): Promise<OutgoingJson | null> => {
+    const res = await suite.api.get(`/v1/campaigns/${campaignId}`, { headers: headers() });
+    expect(res.status(), await res.text()).toBe(200);
+    return ((await res.json()) as { outgoing: OutgoingJson | null }).outgoing;
+  };
+  const region = () => suite.page.getByRole("region", { name: "Outgoing message" });
+  const sendThrough = () => region().getByRole("combobox", { name: "Send through" });
+
+  beforeAll(async () => {
     const whatsapp = await post<{ id: string; type: string }>("/v1/channels", {
       type: "whatsapp",
       name: "Shop WhatsApp",
@@ -98,24 +79,15 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
       const { id } = await post<{ id: string }>("/v1/contacts", contact);
       await post(`/v1/lists/${list.id}/contacts`, { contactId: id });
     }
-    const campaigns = (await (await api.get("/v1/campaigns", { headers: headers() })).json()) as {
+    const campaigns = (await (await suite.api.get("/v1/campaigns", { headers: headers() })).json()) as {
       data: { id: string; isDefault: boolean }[];
     };
     campaignId = campaigns.data.find((c) => c.isDefault)?.id ?? "";
   });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-    await graph?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
 
   it("an owner picks the WhatsApp channel, fills the template, and finds it kept after a reload", async () => {
-    await page.getByRole("link", { name: "Campaigns", exact: true }).click();
-    await page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
+    await suite.page.getByRole("link", { name: "Campaigns", exact: true }).click();
+    await suite.page.getByRole("table", { name: "Campaigns" }).getByRole("link", { name: "Default" }).click();
     await region().waitFor();
     // The custom channel to begin with: its label field, no template.
     expect(await sendThrough().inputValue()).toBe("Custom channel");
@@ -124,12 +96,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
 
     await region().getByLabel("First message").fill("Hi {{firstName|there}}, spring is here!");
     await region().getByRole("combobox", { name: "To the list" }).click();
-    await page.getByRole("option", { name: /Spring customers/ }).click();
+    await suite.page.getByRole("option", { name: /Spring customers/ }).click();
     await sendThrough().click();
     // The custom channel and the provider channels by name and type; never the website chat.
-    const options = page.getByRole("option");
+    const options = suite.page.getByRole("option");
     expect(await options.allTextContents()).toEqual(["Custom channel", "Shop WhatsApp (WhatsApp)"]);
-    await page.getByRole("option", { name: "Shop WhatsApp (WhatsApp)" }).click();
+    await suite.page.getByRole("option", { name: "Shop WhatsApp (WhatsApp)" }).click();
 
     // WhatsApp: the template fields, and no custom channel label.
     await region().getByRole("textbox", { name: "Template name" }).waitFor();
@@ -138,7 +110,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
     await region().getByText("{{firstName|there}} is each member's first name").waitFor();
     expect(await region().getByRole("textbox", { name: "Custom channel" }).count()).toBe(0);
     await region().getByText("as a template approved in WhatsApp Manager").waitFor();
-    await expectAccessible(page, "campaign: outgoing through WhatsApp");
+    await expectAccessible(suite.page, "campaign: outgoing through WhatsApp");
 
     // Saving without a template: the form says what is missing, and nothing is saved.
     await region().getByRole("button", { name: "Save outgoing message" }).click();
@@ -148,7 +120,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
       "true",
     );
     expect(await outgoing()).toBeNull();
-    await expectAccessible(page, "campaign: the template's missing fields");
+    await expectAccessible(suite.page, "campaign: the template's missing fields");
 
     await region().getByRole("textbox", { name: "Template name" }).fill("spring_offer");
     await region().getByRole("textbox", { name: "Template language" }).fill("en_US");
@@ -163,11 +135,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
     await region().getByRole("alert").getByText("outgoing.ratePerMinute must be at most").waitFor();
     expect(await region().getByRole("textbox", { name: "Template name" }).inputValue()).toBe("spring_offer");
     expect(await outgoing()).toBeNull();
-    await expectAccessible(page, "campaign: the server's message");
+    await expectAccessible(suite.page, "campaign: the server's message");
 
     await region().getByRole("textbox", { name: "Messages per minute" }).fill("600");
     await region().getByRole("button", { name: "Save outgoing message" }).click();
-    await page.getByText("Outgoing message saved").waitFor();
+    await suite.page.getByText("Outgoing message saved").waitFor();
     expect(await outgoing()).toMatchObject({
       message: "Hi {{firstName|there}}, spring is here!",
       channelId: whatsappId,
@@ -176,7 +148,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
     });
 
     // After a reload: the channel and the template as saved.
-    await page.reload();
+    await suite.page.reload();
     await region().getByRole("textbox", { name: "Template name" }).waitFor();
     expect(await sendThrough().inputValue()).toBe("Shop WhatsApp (WhatsApp)");
     expect(await region().getByRole("textbox", { name: "Template name" }).inputValue()).toBe("spring_offer");
@@ -185,12 +157,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
       "{{firstName|there}}\n20% off",
     );
     expect(await region().getByRole("textbox", { name: "Custom channel" }).count()).toBe(0);
-    await expectAccessible(page, "campaign: outgoing through WhatsApp, saved");
+    await expectAccessible(suite.page, "campaign: outgoing through WhatsApp, saved");
   });
 
   it("started, the member with a phone gets the template and the one without is skipped: no phone", async () => {
     await region().getByRole("button", { name: "Start sending" }).click();
-    const confirm = page.getByRole("dialog", { name: "Start sending?" });
+    const confirm = suite.page.getByRole("dialog", { name: "Start sending?" });
     await confirm.getByText("2 members of the list will get the first message now").waitFor();
     await confirm.getByRole("button", { name: "Send" }).click();
     await region().getByText("Done", { exact: true }).waitFor({ timeout: 30_000 });
@@ -206,12 +178,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("a campaign's outgoing messag
     expect(send.body.template?.language?.code).toBe("en_US");
     expect(send.body.template?.components?.[0]?.parameters?.map((p) => p.text)).toEqual(["Ada", "20% off"]);
     expect(sends()).toHaveLength(1);
-    await expectAccessible(page, "campaign: sent through WhatsApp, one skipped");
+    await expectAccessible(suite.page, "campaign: sent through WhatsApp, one skipped");
   });
 
   it("back on the custom channel, the template fields go and the label field comes back", async () => {
     await sendThrough().click();
-    await page.getByRole("option", { name: "Custom channel" }).click();
+    await suite.page.getByRole("option", { name: "Custom channel" }).click();
     await region().getByRole("textbox", { name: "Custom channel" }).waitFor();
     expect(await region().getByRole("textbox", { name: "Template name" }).count()).toBe(0);
     await region().getByText("each on the custom channel it wrote in on").waitFor();

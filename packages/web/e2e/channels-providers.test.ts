@@ -7,9 +7,8 @@
 // Meta reports them (a local stand-in of the Graph API takes the sends), and a contact who texted STOP
 // to a Twilio number shows "Opted out of SMS". Against a real `parley serve` on SQLite, in Chromium.
 
-import type { Browser, Page } from "playwright-core";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type MetaStandIn,
   metaSignature,
@@ -17,17 +16,7 @@ import {
   whatsappMessages,
   whatsappStatus,
 } from "../../server/test/stand-ins/meta.ts";
-import {
-  apiClient,
-  eventually,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { type ChannelJson, eventually, expectAccessible, useBrowserSuite } from "./harness.ts";
 
 /** The address providers reach Parley at: every inbound URL starts with it. */
 const PUBLIC_URL = "https://parley.example.test";
@@ -39,74 +28,53 @@ const WHATSAPP = {
 };
 const TELEGRAM = { name: "Support bot", botToken: "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw" };
 
-interface ChannelJson {
-  id: string;
-  type: string;
-  name: string;
-  status: string;
-  lastError: string | null;
-  config: Record<string, unknown>;
-  inboundUrl: string | null;
-}
-
 describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the provider channels", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let apiKey = "";
-  let api: Awaited<ReturnType<typeof apiClient>>;
-  let whatsapp: ChannelJson;
-  let verifyToken = "";
   let graph: MetaStandIn;
-
   beforeAll(async () => {
     graph = await startMetaStandIn();
     graph.tokens.add(WHATSAPP.accessToken);
-    [parley, browser] = await Promise.all([
-      // Nothing listens on port 9 (discard): Telegram's setWebhook is refused at once.
-      startParley({ PUBLIC_URL, TELEGRAM_API_URL: "http://127.0.0.1:9", META_GRAPH_URL: graph.url }),
-      launchBrowser(),
-    ]);
-    page = await newPage(browser);
-    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: parley.url });
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Bike Providers");
   });
   afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
     await graph?.close();
   });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
+  const suite = useBrowserSuite({
+    // Nothing listens on port 9 (discard): Telegram's setWebhook is refused at once.
+    env: () => ({ PUBLIC_URL, TELEGRAM_API_URL: "http://127.0.0.1:9", META_GRAPH_URL: graph.url }),
+    business: "Bike Providers",
+    permissions: ["clipboard-read", "clipboard-write"],
   });
+  let whatsapp: ChannelJson;
+  let verifyToken = "";
 
   const v1Channels = async (): Promise<ChannelJson[]> => {
-    const res = await api.get("/v1/channels", { headers: { "x-api-key": apiKey } });
+    const res = await suite.api.get("/v1/channels", { headers: { "x-api-key": suite.apiKey } });
     expect(res.status(), await res.text()).toBe(200);
     return ((await res.json()) as { data: ChannelJson[] }).data;
   };
   const row = (name: string | RegExp) =>
-    page.getByRole("table", { name: "Channels" }).getByRole("row", { name });
+    suite.page.getByRole("table", { name: "Channels" }).getByRole("row", { name });
   const openChannels = async () => {
-    await page.goto(`${parley.url}/settings/channels`);
-    await page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
+    await suite.page.goto(`${suite.parley.url}/settings/channels`);
+    await suite.page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
+  };
+  /** Settings → Channels, "Add channel", the type picked: answers the dialog for its settings. */
+  const addChannelOfType = async (type: "WhatsApp" | "Telegram") => {
+    await openChannels();
+    await suite.page.getByRole("button", { name: "Add channel" }).click();
+    await suite.page
+      .getByRole("dialog", { name: "Add channel" })
+      .getByRole("button", { name: new RegExp(type) })
+      .click();
+    return suite.page.getByRole("dialog", { name: `Add channel: ${type}` });
   };
   const dismissNotifications = async () => {
-    for (const dismiss of await page.getByRole("button", { name: "Dismiss" }).all()) {
+    for (const dismiss of await suite.page.getByRole("button", { name: "Dismiss" }).all()) {
       await dismiss.click().catch(() => {});
     }
   };
 
   it("an owner adds a WhatsApp channel and gets the callback URL and verify token to paste into Meta", async () => {
-    await openChannels();
-    await page.getByRole("button", { name: "Add channel" }).click();
-    await page
-      .getByRole("dialog", { name: "Add channel" })
-      .getByRole("button", { name: /WhatsApp/ })
-      .click();
-    const dialog = page.getByRole("dialog", { name: "Add channel: WhatsApp" });
+    const dialog = await addChannelOfType("WhatsApp");
 
     // Nothing filled in: each missing field says so, and nothing is sent.
     await dialog.getByRole("button", { name: "Create channel" }).click();
@@ -131,7 +99,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     expect(regenerated).not.toBe(verifyToken);
     verifyToken = regenerated;
     await dialog.getByRole("button", { name: "Copy token" }).click();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(verifyToken);
+    expect(await suite.page.evaluate(() => navigator.clipboard.readText())).toBe(verifyToken);
     expect(await dialog.getByLabel("Graph API version").getAttribute("placeholder")).toBe("v21.0");
 
     // What only the server knows is wrong comes back next to the form, and under the field it names.
@@ -141,12 +109,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await refused.getByText("config.graphVersion must look like v21.0").waitFor();
     await dialog.getByText("Graph API version must look like v21.0").waitFor();
     expect(await v1Channels()).toEqual([]);
-    await expectAccessible(page, "add a WhatsApp channel: a setting the server refused");
+    await expectAccessible(suite.page, "add a WhatsApp channel: a setting the server refused");
     await dialog.getByLabel("Graph API version").fill("");
-    await expectAccessible(page, "add a WhatsApp channel: the settings");
+    await expectAccessible(suite.page, "add a WhatsApp channel: the settings");
 
     await dialog.getByRole("button", { name: "Create channel" }).click();
-    const ready = page.getByRole("dialog", { name: `${WHATSAPP.name} is ready` });
+    const ready = suite.page.getByRole("dialog", { name: `${WHATSAPP.name} is ready` });
     const inboundUrl = (await ready.getByTestId("inbound-url").textContent()) ?? "";
     expect(inboundUrl).toMatch(/^https:\/\/parley\.example\.test\/v1\/channels\/ch_[^/]+\/inbound$/);
     await ready.getByText("Callback URL", { exact: true }).waitFor();
@@ -154,8 +122,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await ready.getByText("subscribe to the messages field").waitFor();
     await ready.getByRole("button", { name: "Copy URL" }).click();
     await ready.getByRole("button", { name: "Copied" }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(inboundUrl);
-    await expectAccessible(page, "add a WhatsApp channel: what to paste into Meta");
+    expect(await suite.page.evaluate(() => navigator.clipboard.readText())).toBe(inboundUrl);
+    await expectAccessible(suite.page, "add a WhatsApp channel: what to paste into Meta");
     await ready.getByRole("button", { name: "Done" }).click();
     await ready.waitFor({ state: "detached" });
 
@@ -170,12 +138,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await row(/Shop WhatsApp/)
       .getByText(WHATSAPP.phoneNumberId)
       .waitFor();
-    const html = await page.content();
+    const html = await suite.page.content();
     for (const secret of [WHATSAPP.accessToken, WHATSAPP.appSecret, verifyToken]) {
       expect(html.includes(secret), "a secret is on the page").toBe(false);
     }
     await dismissNotifications();
-    await expectAccessible(page, "channels with a WhatsApp channel");
+    await expectAccessible(suite.page, "channels with a WhatsApp channel");
 
     const channels = await v1Channels();
     expect(channels).toHaveLength(1);
@@ -191,12 +159,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     // What the person pastes into Meta works: Meta's handshake on the callback URL with the verify token
     // echoes the challenge (here on the server's own address; PUBLIC_URL is where Meta would call it).
     const path = new URL(inboundUrl).pathname;
-    const ok = await api.get(
+    const ok = await suite.api.get(
       `${path}?hub.mode=subscribe&hub.verify_token=${encodeURIComponent(verifyToken)}&hub.challenge=1158201444`,
     );
     expect(ok.status(), await ok.text()).toBe(200);
     expect(await ok.text()).toBe("1158201444");
-    const wrong = await api.get(`${path}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
+    const wrong = await suite.api.get(`${path}?hub.mode=subscribe&hub.verify_token=nope&hub.challenge=1`);
     expect(wrong.status()).toBe(403);
   });
 
@@ -204,7 +172,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await row(/Shop WhatsApp/)
       .getByRole("button", { name: "Edit" })
       .click();
-    const dialog = page.getByRole("dialog", { name: `Edit ${WHATSAPP.name}` });
+    const dialog = suite.page.getByRole("dialog", { name: `Edit ${WHATSAPP.name}` });
     // The callback URL is there to copy again; the secrets are empty, their masks as placeholders.
     expect(await dialog.getByTestId("inbound-url").textContent()).toBe(whatsapp.inboundUrl);
     expect(await dialog.getByLabel("Phone number ID").inputValue()).toBe(WHATSAPP.phoneNumberId);
@@ -212,10 +180,10 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     expect(await dialog.getByLabel("Access token").getAttribute("placeholder")).toBe(
       `••••${WHATSAPP.accessToken.slice(-4)}`,
     );
-    await expectAccessible(page, "edit a WhatsApp channel");
+    await expectAccessible(suite.page, "edit a WhatsApp channel");
     await dialog.getByLabel("Phone number ID").fill("106540352242999");
     await dialog.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText(`${WHATSAPP.name} saved`).waitFor();
+    await suite.page.getByText(`${WHATSAPP.name} saved`).waitFor();
     await dialog.waitFor({ state: "detached" });
     const [saved] = await v1Channels();
     expect(saved?.config).toMatchObject({
@@ -225,7 +193,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     });
     // The verify token kept: Meta's handshake still answers with it.
     const path = new URL(whatsapp.inboundUrl ?? "").pathname;
-    const ok = await api.get(`${path}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=42`);
+    const ok = await suite.api.get(
+      `${path}?hub.mode=subscribe&hub.verify_token=${verifyToken}&hub.challenge=42`,
+    );
     expect(await ok.text()).toBe("42");
   });
 
@@ -234,7 +204,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     /** A webhook post as Meta sends it: signed with the app secret over the raw body. */
     const fromMeta = async (payload: unknown) => {
       const raw = JSON.stringify(payload);
-      const res = await api.post(path, {
+      const res = await suite.api.post(path, {
         headers: {
           "content-type": "application/json",
           "x-hub-signature-256": metaSignature(WHATSAPP.appSecret, raw),
@@ -249,13 +219,16 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
       ]),
     );
 
-    await page.goto(`${parley.url}/inbox`);
-    await page.getByRole("list", { name: "Conversation list" }).getByRole("link", { name: /Maria/ }).click();
-    await page.getByText("Is my bike ready?").waitFor();
+    await suite.page.goto(`${suite.parley.url}/inbox`);
+    await suite.page
+      .getByRole("list", { name: "Conversation list" })
+      .getByRole("link", { name: /Maria/ })
+      .click();
+    await suite.page.getByText("Is my bike ready?").waitFor();
     const reply = "Yes, come by at five.";
-    await page.getByLabel("Reply").fill(reply);
-    await page.getByRole("button", { name: "Send", exact: true }).click();
-    const message = page.locator("[data-message-id]").filter({ hasText: reply });
+    await suite.page.getByLabel("Reply").fill(reply);
+    await suite.page.getByRole("button", { name: "Send", exact: true }).click();
+    const message = suite.page.locator("[data-message-id]").filter({ hasText: reply });
     await message.getByText("Sent", { exact: true }).waitFor();
     const out = await eventually(() =>
       graph.sends().find((r) => (r.body?.text as { body?: string } | undefined)?.body === reply),
@@ -269,13 +242,13 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await fromMeta(status("read"));
     await message.getByText("Read", { exact: true }).waitFor();
     expect(await message.getByText("Delivered", { exact: true }).count()).toBe(0);
-    await expectAccessible(page, "a WhatsApp conversation with a reply Read");
+    await expectAccessible(suite.page, "a WhatsApp conversation with a reply Read");
   });
 
   it("a contact who texted STOP to a Twilio number shows Opted out of SMS", async () => {
     const auth = { accountSid: `AC${"0123456789abcdef".repeat(2)}`, authToken: "f".repeat(32) };
-    const created = await api.post("/v1/channels", {
-      headers: { "x-api-key": apiKey },
+    const created = await suite.api.post("/v1/channels", {
+      headers: { "x-api-key": suite.apiKey },
       data: { type: "twilio_sms", name: "Shop SMS", config: { ...auth, from: "+14155550100" } },
     });
     expect(created.status(), await created.text()).toBe(201);
@@ -291,7 +264,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
         NumMedia: "0",
       };
       const signature = getExpectedTwilioSignature(auth.authToken, inboundUrl, params);
-      const res = await api.post(new URL(inboundUrl).pathname, {
+      const res = await suite.api.post(new URL(inboundUrl).pathname, {
         headers: { "x-twilio-signature": signature },
         form: params,
       });
@@ -302,7 +275,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await expect
       .poll(
         async () => {
-          const list = await api.get("/v1/contacts?limit=100", { headers: { "x-api-key": apiKey } });
+          const list = await suite.api.get("/v1/contacts?limit=100", {
+            headers: { "x-api-key": suite.apiKey },
+          });
           return ((await list.json()) as { data: { phone: string | null }[] }).data.some(
             (c) => c.phone === "+14155550199",
           );
@@ -316,7 +291,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await expect
       .poll(
         async () => {
-          const list = await api.get("/v1/contacts?limit=100", { headers: { "x-api-key": apiKey } });
+          const list = await suite.api.get("/v1/contacts?limit=100", {
+            headers: { "x-api-key": suite.apiKey },
+          });
           const { data } = (await list.json()) as {
             data: { id: string; phone: string | null; smsOptedOutAt?: string | null }[];
           };
@@ -326,36 +303,30 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
         { timeout: 15_000 },
       )
       .not.toBe("");
-    await page.goto(`${parley.url}/contacts/${contactId}`);
-    await page.getByText("Opted out of SMS", { exact: true }).waitFor();
-    await expectAccessible(page, "a contact opted out of SMS");
+    await suite.page.goto(`${suite.parley.url}/contacts/${contactId}`);
+    await suite.page.getByText("Opted out of SMS", { exact: true }).waitFor();
+    await expectAccessible(suite.page, "a contact opted out of SMS");
   });
 
   it("a Telegram channel whose webhook Telegram did not take shows its error in Settings → Channels and on the dashboard", async () => {
-    await openChannels();
-    await page.getByRole("button", { name: "Add channel" }).click();
-    await page
-      .getByRole("dialog", { name: "Add channel" })
-      .getByRole("button", { name: /Telegram/ })
-      .click();
-    const dialog = page.getByRole("dialog", { name: "Add channel: Telegram" });
+    const dialog = await addChannelOfType("Telegram");
     await dialog.getByLabel("Channel name").fill(TELEGRAM.name);
     // A token as BotFather does not give it: the form says so before anything is sent.
     await dialog.getByLabel("Bot token").fill("not-a-token");
     await dialog.getByRole("button", { name: "Create channel" }).click();
     await dialog.getByText("A bot token like 123456789:AA…").waitFor();
     await dialog.getByLabel("Bot token").fill(TELEGRAM.botToken);
-    await expectAccessible(page, "add a Telegram channel");
+    await expectAccessible(suite.page, "add a Telegram channel");
     await dialog.getByRole("button", { name: "Create channel" }).click();
 
-    const ready = page.getByRole("dialog", { name: `${TELEGRAM.name} is ready` });
+    const ready = suite.page.getByRole("dialog", { name: `${TELEGRAM.name} is ready` });
     await ready.getByText("Created, but not connected").waitFor();
     const telegram = (await v1Channels()).find((c) => c.type === "telegram");
     expect(telegram).toMatchObject({ name: TELEGRAM.name, status: "error" });
     const lastError = telegram?.lastError ?? "";
     expect(lastError).not.toBe("");
     await ready.getByText(lastError, { exact: false }).waitFor();
-    await expectAccessible(page, "a Telegram channel created in error");
+    await expectAccessible(suite.page, "a Telegram channel created in error");
     await ready.getByRole("button", { name: "Done" }).click();
 
     // The list: the status in words (not only red) and the error itself; the bot token masked.
@@ -370,29 +341,29 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels: the p
     await row(/Support bot/)
       .getByText(`••••${TELEGRAM.botToken.slice(-4)}`)
       .waitFor();
-    await page.getByText(`${TELEGRAM.name} is in error`).waitFor();
-    expect(await page.content()).not.toContain(TELEGRAM.botToken);
+    await suite.page.getByText(`${TELEGRAM.name} is in error`).waitFor();
+    expect(await suite.page.content()).not.toContain(TELEGRAM.botToken);
     // Resume asks Telegram again: still unreachable, so the channel stays in error, and says so.
     await row(/Support bot/)
       .getByRole("button", { name: "Resume" })
       .click();
-    await page.getByText(`${TELEGRAM.name} is still in error`).waitFor();
+    await suite.page.getByText(`${TELEGRAM.name} is still in error`).waitFor();
     await row(/Support bot/)
       .getByText("Error", { exact: true })
       .waitFor();
     expect((await v1Channels()).find((c) => c.type === "telegram")?.status).toBe("error");
     await dismissNotifications();
-    await expectAccessible(page, "channels with a channel in error");
+    await expectAccessible(suite.page, "channels with a channel in error");
 
     // The dashboard names it, with its type and error, and links to Settings → Channels.
-    await page.getByRole("link", { name: "Dashboard", exact: true }).click();
-    const alert = page.getByRole("alert").filter({ hasText: "A channel is in error" });
+    await suite.page.getByRole("link", { name: "Dashboard", exact: true }).click();
+    const alert = suite.page.getByRole("alert").filter({ hasText: "A channel is in error" });
     await alert.getByText(TELEGRAM.name).waitFor();
     await alert.getByText(`(Telegram): ${lastError}`, { exact: false }).waitFor();
     expect(await alert.getByText(WHATSAPP.name).count()).toBe(0);
-    await expectAccessible(page, "dashboard with a channel in error");
+    await expectAccessible(suite.page, "dashboard with a channel in error");
     await alert.getByRole("link", { name: "Open Settings → Channels" }).click();
-    await page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
-    expect(new URL(page.url()).pathname).toBe("/settings/channels");
+    await suite.page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
+    expect(new URL(suite.page.url()).pathname).toBe("/settings/channels");
   });
 });

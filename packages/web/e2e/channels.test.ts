@@ -2,88 +2,57 @@
 // preview, the snippet to copy), edits, pauses, resumes and deletes it; the inbox shows each
 // conversation's channel and filters by it; the dashboard splits by channel; an agent only looks.
 // Against a real `parley serve` on SQLite, in Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  apiClient,
+  type ChannelJson,
   expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
+  inviteTeammate,
   screenshot,
-  showFailure,
-  startParley,
+  useBrowserSuite,
+  visitorWrites,
 } from "./harness.ts";
 
 const SHOP = "https://shop.example";
 const AGENT = { name: "Alex Agent", email: "alex@bike-channels.test", password: "agent password 42" };
 
-interface ChannelJson {
-  id: string;
-  type: string;
-  name: string;
-  status: string;
-  campaignId: string | null;
-  config: Record<string, unknown>;
-  embedSnippet: string | null;
-}
-
 describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let apiKey = "";
-  let api: Awaited<ReturnType<typeof apiClient>>;
+  const suite = useBrowserSuite({
+    business: "Bike Channels",
+    permissions: ["clipboard-read", "clipboard-write"],
+  });
   let channel: ChannelJson;
   let visitorId = "";
 
-  beforeAll(async () => {
-    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
-    page = await newPage(browser);
-    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: parley.url });
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Bike Channels");
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
-
   /** The channel as the public API answers it (what the app saved, read back another way). */
   const v1Channel = async (id: string): Promise<ChannelJson> => {
-    const res = await api.get(`/v1/channels/${id}`, { headers: { "x-api-key": apiKey } });
+    const res = await suite.api.get(`/v1/channels/${id}`, { headers: { "x-api-key": suite.apiKey } });
     expect(res.status(), await res.text()).toBe(200);
     return (await res.json()) as ChannelJson;
   };
   const row = (name: string | RegExp) =>
-    page.getByRole("table", { name: "Channels" }).getByRole("row", { name });
+    suite.page.getByRole("table", { name: "Channels" }).getByRole("row", { name });
 
   it("Settings has a Channels page with an empty state, accessible", async () => {
-    await page
+    await suite.page
       .getByRole("navigation", { name: "Settings pages" })
       .getByRole("link", { name: "Channels" })
       .click();
-    await page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
-    expect(new URL(page.url()).pathname).toBe("/settings/channels");
-    await page.getByText("No channels yet").waitFor();
-    await expectAccessible(page, "channels, empty");
+    await suite.page.getByRole("heading", { name: "Channels", exact: true }).waitFor();
+    expect(new URL(suite.page.url()).pathname).toBe("/settings/channels");
+    await suite.page.getByText("No channels yet").waitFor();
+    await expectAccessible(suite.page, "channels, empty");
   });
 
   it("an owner adds a website chat: type, settings with a live preview, then the snippet to copy", async () => {
-    await page.getByRole("button", { name: "Add channel" }).click();
-    let dialog = page.getByRole("dialog", { name: "Add channel" });
+    await suite.page.getByRole("button", { name: "Add channel" }).click();
+    let dialog = suite.page.getByRole("dialog", { name: "Add channel" });
     // Every type can be picked: the website chat and the providers (channels-providers.test.ts adds those).
     await dialog.getByRole("button", { name: /WhatsApp/ }).waitFor();
     expect(await dialog.getByRole("button", { name: /WhatsApp/ }).isDisabled()).toBe(false);
     expect(await dialog.getByText("Coming soon").count()).toBe(0);
-    await expectAccessible(page, "add channel: the type");
+    await expectAccessible(suite.page, "add channel: the type");
     await dialog.getByRole("button", { name: /Website chat/ }).click();
-    dialog = page.getByRole("dialog", { name: "Add channel: Website chat" });
+    dialog = suite.page.getByRole("dialog", { name: "Add channel: Website chat" });
 
     // Nothing filled in: the form says what is missing under each field and sends nothing.
     await dialog.getByRole("button", { name: "Create channel" }).click();
@@ -114,22 +83,22 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     expect(box && frame && box.x - frame.x < frame.width / 2).toBe(true);
     await dialog.getByLabel("Ask for an e-mail when no one answers").check();
     await preview.getByText("Leave your e-mail").waitFor();
-    await expectAccessible(page, "add channel: the settings and preview");
+    await expectAccessible(suite.page, "add channel: the settings and preview");
     // A taller window, so the picture holds the whole dialog.
-    await page.setViewportSize({ width: 1280, height: 1040 });
-    await screenshot(page, "channel-add", { fullPage: false });
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await suite.page.setViewportSize({ width: 1280, height: 1040 });
+    await screenshot(suite.page, "channel-add", { fullPage: false });
+    await suite.page.setViewportSize({ width: 1280, height: 860 });
 
     await dialog.getByRole("button", { name: "Create channel" }).click();
-    const done = page.getByRole("dialog", { name: "Shop chat is ready" });
+    const done = suite.page.getByRole("dialog", { name: "Shop chat is ready" });
     const snippet = (await done.getByTestId("embed-snippet").textContent()) ?? "";
     expect(snippet).toMatch(
       /^<script src="https:\/\/[^"]+\/widget\.js" data-channel="ch_[^"]+" async><\/script>$/,
     );
     await done.getByRole("button", { name: "Copy snippet" }).click();
     await done.getByRole("button", { name: "Copied" }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(snippet);
-    await expectAccessible(page, "add channel: the snippet");
+    expect(await suite.page.evaluate(() => navigator.clipboard.readText())).toBe(snippet);
+    await expectAccessible(suite.page, "add channel: the snippet");
     await done.getByRole("button", { name: "Done" }).click();
 
     await row(/Shop chat/)
@@ -158,7 +127,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     await row(/Shop chat/)
       .getByRole("button", { name: "Edit" })
       .click();
-    const dialog = page.getByRole("dialog", { name: "Edit Shop chat" });
+    const dialog = suite.page.getByRole("dialog", { name: "Edit Shop chat" });
     // What was saved is in the form, and the snippet is there to copy again.
     expect(await dialog.getByLabel("Greeting").inputValue()).toBe("Hello from the shop! Ask us anything.");
     expect(await dialog.getByLabel("Bottom left").isChecked()).toBe(true);
@@ -166,7 +135,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     await dialog.getByLabel("Title").fill("Talk to Bike Shop");
     await dialog.getByLabel("Show the first name of the person who answers").check();
     await dialog.getByRole("button", { name: "Save changes" }).click();
-    await page.getByText("Shop chat saved").waitFor();
+    await suite.page.getByText("Shop chat saved").waitFor();
     await dialog.waitFor({ state: "detached" });
     expect((await v1Channel(channel.id)).config).toMatchObject({
       title: "Talk to Bike Shop",
@@ -174,52 +143,43 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
       greeting: "Hello from the shop! Ask us anything.",
     });
 
-    await row(/Shop chat/)
-      .getByRole("button", { name: "Pause" })
-      .click();
-    await row(/Shop chat/)
-      .getByText("Paused")
-      .waitFor();
-    expect((await v1Channel(channel.id)).status).toBe("paused");
-    await row(/Shop chat/)
-      .getByRole("button", { name: "Resume" })
-      .click();
-    await row(/Shop chat/)
-      .getByText("Active")
-      .waitFor();
-    expect((await v1Channel(channel.id)).status).toBe("active");
-    await expectAccessible(page, "channels, one channel");
+    // Each click: the row shows the new status, and the API has it.
+    for (const [button, shown] of [
+      ["Pause", "Paused"],
+      ["Resume", "Active"],
+    ] as const) {
+      await row(/Shop chat/)
+        .getByRole("button", { name: button })
+        .click();
+      await row(/Shop chat/)
+        .getByText(shown)
+        .waitFor();
+      expect((await v1Channel(channel.id)).status).toBe(shown.toLowerCase());
+    }
+    await expectAccessible(suite.page, "channels, one channel");
     // The page without the notifications of the last clicks over it.
-    for (const dismiss of await page.getByRole("button", { name: "Dismiss" }).all()) {
+    for (const dismiss of await suite.page.getByRole("button", { name: "Dismiss" }).all()) {
       await dismiss.click().catch(() => {});
     }
     await expect
-      .poll(() => page.getByRole("button", { name: "Dismiss" }).count(), { timeout: 10_000 })
+      .poll(() => suite.page.getByRole("button", { name: "Dismiss" }).count(), { timeout: 10_000 })
       .toBe(0);
-    await screenshot(page, "channels");
+    await screenshot(suite.page, "channels");
   });
 
   it("the inbox shows each conversation's channel and filters by it; the dashboard splits by channel", async () => {
     // A visitor writes through the widget's public endpoints (as widget.js does from the shop's page)...
-    const headers = { origin: SHOP };
-    const visitor = await api.post(`/widget/v1/channels/${channel.id}/visitors`, { headers, data: {} });
-    expect(visitor.status(), await visitor.text()).toBe(201);
-    const answer = (await visitor.json()) as { visitorToken: string; visitorId: string };
-    const visitorToken = answer.visitorToken;
-    visitorId = answer.visitorId;
-    const sent = await api.post(`/widget/v1/channels/${channel.id}/messages`, {
-      headers: { ...headers, authorization: `Bearer ${visitorToken}` },
-      data: { body: "Do you repair e-bikes?", clientMessageId: "c-1" },
-    });
-    expect(sent.status(), await sent.text()).toBe(201);
+    visitorId = (
+      await visitorWrites(suite.api, channel.id, SHOP, {
+        body: "Do you repair e-bikes?",
+        clientMessageId: "c-1",
+      })
+    ).visitorId;
     // ... and a customer through the business's own integration (the custom channel).
-    const custom = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-      data: { customData: { messageSid: "m-1", fromId: "maria-1001", toId: "shop", body: "Hello?" } },
-    });
-    expect(custom.status(), await custom.text()).toBe(200);
+    await suite.incoming({ messageSid: "m-1", fromId: "maria-1001", toId: "shop", body: "Hello?" });
 
-    await page.getByRole("link", { name: "Inbox", exact: true }).click();
-    const list = page.getByRole("list", { name: "Conversation list" });
+    await suite.page.getByRole("link", { name: "Inbox", exact: true }).click();
+    const list = suite.page.getByRole("list", { name: "Conversation list" });
     // The visitor has no name: the row shows its widget id (web:<visitorId>).
     const webRow = list.getByRole("link", { name: new RegExp(visitorId) });
     const customRow = list.getByRole("link", { name: /maria-1001/ });
@@ -227,33 +187,33 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     await webRow.getByText("Shop chat").waitFor();
     await customRow.getByRole("img", { name: "Custom channel" }).waitFor();
 
-    await page.getByRole("combobox", { name: "Channel", exact: true }).click();
-    await page.getByRole("option", { name: "Shop chat" }).click();
+    await suite.page.getByRole("combobox", { name: "Channel", exact: true }).click();
+    await suite.page.getByRole("option", { name: "Shop chat" }).click();
     await expect
-      .poll(() => new URL(page.url()).searchParams.get("channelId"), { timeout: 10_000 })
+      .poll(() => new URL(suite.page.url()).searchParams.get("channelId"), { timeout: 10_000 })
       .toBe(channel.id);
     await customRow.waitFor({ state: "detached" });
     await webRow.waitFor();
-    await page.getByRole("combobox", { name: "Channel", exact: true }).click();
-    await page.getByRole("option", { name: "Custom channel", exact: true }).click();
+    await suite.page.getByRole("combobox", { name: "Channel", exact: true }).click();
+    await suite.page.getByRole("option", { name: "Custom channel", exact: true }).click();
     await expect
-      .poll(() => new URL(page.url()).searchParams.get("channelId"), { timeout: 10_000 })
+      .poll(() => new URL(suite.page.url()).searchParams.get("channelId"), { timeout: 10_000 })
       .toBe("custom");
     await webRow.waitFor({ state: "detached" });
     await customRow.waitFor();
-    await expectAccessible(page, "inbox filtered by channel");
+    await expectAccessible(suite.page, "inbox filtered by channel");
 
     // Typing a reply in a website chat conversation tells the visitor's widget ("typing…").
-    await page.goto(`${parley.url}/inbox?channelId=${channel.id}`);
+    await suite.page.goto(`${suite.parley.url}/inbox?channelId=${channel.id}`);
     await webRow.click();
-    const typing = page.waitForResponse(
+    const typing = suite.page.waitForResponse(
       (r) => r.url().endsWith("/typing") && r.request().method() === "POST",
     );
-    await page.getByLabel("Reply").fill("Yes, we do");
+    await suite.page.getByLabel("Reply").fill("Yes, we do");
     expect((await typing).status()).toBe(204);
 
-    await page.getByRole("link", { name: "Dashboard", exact: true }).click();
-    const table = page.getByRole("table", { name: "Messages by channel" });
+    await suite.page.getByRole("link", { name: "Dashboard", exact: true }).click();
+    const table = suite.page.getByRole("table", { name: "Messages by channel" });
     // Each channel had one incoming message today (the bot's replies are outgoing): a row reads
     // "<channel> <incoming> <outgoing> ...".
     const rows = () =>
@@ -267,22 +227,15 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     const incomingOf = async (name: string) => (await rows()).find(([first]) => first?.endsWith(name))?.[1];
     expect(await incomingOf("Shop chat")).toBe("1");
     expect(await incomingOf("Custom channel")).toBe("1");
-    await expectAccessible(page, "dashboard with the channel split");
+    await expectAccessible(suite.page, "dashboard with the channel split");
   });
 
   it("an agent sees the channels but cannot add or change one", async () => {
-    await page.getByRole("link", { name: "Settings", exact: true }).click();
-    await page.getByLabel("Invite by email").fill(AGENT.email);
-    await page.getByRole("button", { name: "Create invite link" }).click();
-    const link = (await page.getByTestId("invite-link").textContent())?.trim() ?? "";
-    const agentPage = await newPage(browser);
+    await suite.page.getByRole("link", { name: "Settings", exact: true }).click();
+    const agentPage = await suite.newPage("agent");
     try {
-      await agentPage.goto(`${parley.url}${new URL(link).pathname}`);
-      await agentPage.getByLabel("Your name").fill(AGENT.name);
-      await agentPage.getByLabel("Password").fill(AGENT.password);
-      await agentPage.getByRole("button", { name: "Join" }).click();
-      await agentPage.getByRole("heading", { name: "Inbox" }).waitFor();
-      await agentPage.goto(`${parley.url}/settings/channels`);
+      await inviteTeammate(suite.page, agentPage, AGENT);
+      await agentPage.goto(`${suite.parley.url}/settings/channels`);
       await agentPage.getByRole("heading", { name: "Channels", exact: true }).waitFor();
       await agentPage.getByRole("table", { name: "Channels" }).getByText("Shop chat").waitFor();
       await agentPage.getByText("Only owners and admins", { exact: false }).waitFor();
@@ -307,20 +260,20 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     } finally {
       await agentPage.context().close();
     }
-    const all = await api.get("/v1/channels", { headers: { "x-api-key": apiKey } });
+    const all = await suite.api.get("/v1/channels", { headers: { "x-api-key": suite.apiKey } });
     expect(((await all.json()) as { data: ChannelJson[] }).data.map((c) => c.name)).toEqual(["Shop chat"]);
   });
 
   it("an owner deletes the channel behind a confirmation; its conversation stays in the inbox", async () => {
-    await page
+    await suite.page
       .getByRole("navigation", { name: "Settings pages" })
       .getByRole("link", { name: "Channels" })
       .click();
     await row(/Shop chat/)
       .getByRole("button", { name: "Delete…" })
       .click();
-    let dialog = page.getByRole("dialog", { name: "Delete Shop chat?" });
-    await expectAccessible(page, "delete channel confirmation");
+    let dialog = suite.page.getByRole("dialog", { name: "Delete Shop chat?" });
+    await expectAccessible(suite.page, "delete channel confirmation");
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await dialog.waitFor({ state: "detached" });
     expect((await v1Channel(channel.id)).status).toBe("active");
@@ -328,14 +281,16 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("Settings → Channels", () =
     await row(/Shop chat/)
       .getByRole("button", { name: "Delete…" })
       .click();
-    dialog = page.getByRole("dialog", { name: "Delete Shop chat?" });
+    dialog = suite.page.getByRole("dialog", { name: "Delete Shop chat?" });
     await dialog.getByRole("button", { name: "Delete channel" }).click();
-    await page.getByText("No channels yet").waitFor();
-    const gone = await api.get(`/v1/channels/${channel.id}`, { headers: { "x-api-key": apiKey } });
+    await suite.page.getByText("No channels yet").waitFor();
+    const gone = await suite.api.get(`/v1/channels/${channel.id}`, {
+      headers: { "x-api-key": suite.apiKey },
+    });
     expect(gone.status()).toBe(404);
 
-    await page.getByRole("link", { name: "Inbox", exact: true }).click();
-    await page
+    await suite.page.getByRole("link", { name: "Inbox", exact: true }).click();
+    await suite.page
       .getByRole("list", { name: "Conversation list" })
       .getByRole("link", { name: new RegExp(visitorId) })
       .getByRole("img", { name: "Deleted channel" })

@@ -3,19 +3,9 @@
 // lists, the other conversation); a label added in the panel shows on the contact page, which lists
 // the conversations and leads back. A website visitor without a name is shown by channel and id.
 // At 390 px the panel opens from a "Contact details" button in a drawer. Real `parley serve` (SQLite).
-import type { APIRequestContext, Browser, Page } from "playwright-core";
 import { getExpectedTwilioSignature } from "twilio/lib/webhooks/webhooks.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectAccessible, useBrowserSuite, visitorWrites } from "./harness.ts";
 
 const PUBLIC_URL = "https://parley.example.test";
 const SHOP = "https://shop.example";
@@ -23,39 +13,16 @@ const PHONE = "+14155550199";
 const AUTH = { accountSid: `AC${"0123456789abcdef".repeat(2)}`, authToken: "f".repeat(32) };
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("contact panel", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let api: APIRequestContext;
-  let apiKey = "";
+  const suite = useBrowserSuite({
+    env: { PUBLIC_URL, TWILIO_API_URL: "http://127.0.0.1:9" },
+    business: "Panel Shop",
+  });
+  const v1 = suite.v1;
   const conversationIds: string[] = [];
   let widgetConversationId = "";
   let visitorId = "";
 
-  const v1 = async <T>(method: "GET" | "POST", url: string, data?: unknown): Promise<T> => {
-    const res = await api.fetch(url, { method, headers: { "x-api-key": apiKey }, ...(data ? { data } : {}) });
-    expect(res.status(), await res.text()).toBeLessThan(300);
-    return (await res.json()) as T;
-  };
-  const panel = () => page.getByRole("region", { name: "Contact details" });
-
-  beforeAll(async () => {
-    [parley, browser] = await Promise.all([
-      startParley({ PUBLIC_URL, TWILIO_API_URL: "http://127.0.0.1:9" }),
-      launchBrowser(),
-    ]);
-    page = await newPage(browser);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Panel Shop");
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
+  const panel = () => suite.page.getByRole("region", { name: "Contact details" });
 
   it("sets up a contact on two SMS numbers, on a list, and a website visitor", async () => {
     const contact = await v1<{ id: string }>("POST", "/v1/contacts", {
@@ -84,7 +51,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("contact panel", () => {
         Body: `Hello ${name}`,
         NumMedia: "0",
       };
-      const res = await api.post(new URL(ch.inboundUrl).pathname, {
+      const res = await suite.api.post(new URL(ch.inboundUrl).pathname, {
         headers: { "x-twilio-signature": getExpectedTwilioSignature(AUTH.authToken, ch.inboundUrl, params) },
         form: params,
       });
@@ -111,15 +78,12 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("contact panel", () => {
       name: "Website",
       config: { allowedOrigins: [SHOP] },
     });
-    const visitor = await api.post(`/widget/v1/channels/${web.id}/visitors`, { headers: { origin: SHOP } });
-    expect(visitor.status()).toBe(201);
-    const v = (await visitor.json()) as { visitorId: string; visitorToken: string };
-    visitorId = v.visitorId;
-    const sent = await api.post(`/widget/v1/channels/${web.id}/messages`, {
-      headers: { origin: SHOP, authorization: `Bearer ${v.visitorToken}` },
-      data: { body: "Is anyone there?", clientMessageId: "hello-1" },
-    });
-    expect(sent.status(), await sent.text()).toBe(201);
+    visitorId = (
+      await visitorWrites(suite.api, web.id, SHOP, {
+        body: "Is anyone there?",
+        clientMessageId: "hello-1",
+      })
+    ).visitorId;
     const all = await v1<{ data: { id: string; channelId: string | null }[] }>("GET", "/v1/conversations");
     widgetConversationId = all.data.find((c) => c.channelId === web.id)?.id ?? "";
     expect(widgetConversationId).toMatch(/^cv_/);
@@ -127,7 +91,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("contact panel", () => {
 
   it("shows the contact beside the conversation; a label added there shows on the contact page", async () => {
     const [newest, older] = conversationIds as [string, string];
-    await page.goto(`${parley.url}/inbox/${newest}`);
+    await suite.page.goto(`${suite.parley.url}/inbox/${newest}`);
     await panel().getByRole("heading", { name: "Ana Ruiz" }).waitFor();
     await panel().getByText(PHONE, { exact: true }).first().waitFor();
     await panel().getByText("ana@example.com").waitFor();
@@ -140,46 +104,46 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("contact panel", () => {
     const previous = panel().getByRole("list", { name: "Previous conversations" }).getByRole("link");
     await expect.poll(() => previous.count()).toBe(1);
     expect(await previous.getAttribute("href")).toBe(`/inbox/${older}`);
-    await expectAccessible(page, "inbox with the contact panel");
+    await expectAccessible(suite.page, "inbox with the contact panel");
 
     await panel().getByLabel("New label").fill("callback");
     await panel().getByRole("button", { name: "Add label" }).click();
     await panel().getByRole("list", { name: "Labels" }).getByText("callback").waitFor();
     await panel().getByRole("button", { name: "Remove label vip" }).waitFor();
     await panel().getByRole("link", { name: "Open contact page" }).click();
-    await page.getByRole("heading", { level: 1, name: "Ana Ruiz" }).waitFor();
-    await page.getByText("callback").first().waitFor();
-    const onPage = page.getByRole("list", { name: "Conversations" }).getByRole("link");
+    await suite.page.getByRole("heading", { level: 1, name: "Ana Ruiz" }).waitFor();
+    await suite.page.getByText("callback").first().waitFor();
+    const onPage = suite.page.getByRole("list", { name: "Conversations" }).getByRole("link");
     await expect.poll(() => onPage.count()).toBe(2);
     // Newest first.
     expect(await onPage.first().getAttribute("href")).toBe(`/inbox/${newest}`);
-    await expectAccessible(page, "contact page with its conversations");
+    await expectAccessible(suite.page, "contact page with its conversations");
     await onPage.nth(1).click();
-    await page.waitForURL(`**/inbox/${older}`);
-    await page.getByRole("list", { name: "Messages" }).getByText("Hello Shop SMS").waitFor();
+    await suite.page.waitForURL(`**/inbox/${older}`);
+    await suite.page.getByRole("list", { name: "Messages" }).getByText("Hello Shop SMS").waitFor();
   });
 
   it("names a website visitor without a name by channel and id, in the panel and the contacts table", async () => {
-    await page.goto(`${parley.url}/inbox/${widgetConversationId}`);
+    await suite.page.goto(`${suite.parley.url}/inbox/${widgetConversationId}`);
     await panel()
       .getByRole("heading", { name: `Widget visitor · ${visitorId}` })
       .waitFor();
     await panel().getByRole("list", { name: "Channel ids" }).getByText(visitorId).waitFor();
-    await page.getByRole("link", { name: "Contacts", exact: true }).click();
-    await page.getByRole("link", { name: `Widget visitor · ${visitorId}` }).waitFor();
-    await page.getByRole("link", { name: `Widget visitor · ${visitorId}` }).click();
-    await page.getByRole("heading", { level: 1, name: `Widget visitor · ${visitorId}` }).waitFor();
+    await suite.page.getByRole("link", { name: "Contacts", exact: true }).click();
+    await suite.page.getByRole("link", { name: `Widget visitor · ${visitorId}` }).waitFor();
+    await suite.page.getByRole("link", { name: `Widget visitor · ${visitorId}` }).click();
+    await suite.page.getByRole("heading", { level: 1, name: `Widget visitor · ${visitorId}` }).waitFor();
   });
 
   it("at 390 px the Contact details button opens the panel in a drawer", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${parley.url}/inbox/${conversationIds[0]}`);
-    await page.getByRole("list", { name: "Messages" }).getByText("Hello Support SMS").waitFor();
+    await suite.page.setViewportSize({ width: 390, height: 844 });
+    await suite.page.goto(`${suite.parley.url}/inbox/${conversationIds[0]}`);
+    await suite.page.getByRole("list", { name: "Messages" }).getByText("Hello Support SMS").waitFor();
     expect(await panel().count()).toBe(0);
-    await page.getByRole("button", { name: "Contact details" }).click();
-    const drawer = page.getByRole("dialog", { name: "Contact details" });
+    await suite.page.getByRole("button", { name: "Contact details" }).click();
+    const drawer = suite.page.getByRole("dialog", { name: "Contact details" });
     await drawer.getByRole("heading", { name: "Ana Ruiz" }).waitFor();
     await drawer.getByRole("link", { name: "Open contact page" }).waitFor();
-    await expectAccessible(page, "the contact panel in a drawer at 390 px");
+    await expectAccessible(suite.page, "the contact panel in a drawer at 390 px");
   });
 });

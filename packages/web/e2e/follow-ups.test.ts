@@ -4,114 +4,91 @@
 // goes quiet: two seconds later the follow-up arrives at the business's webhook and in the inbox thread,
 // marked as a follow-up; the customer answers, and the campaign page counts it Sent and Answered.
 // Against a real `parley serve` on SQLite and Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  eventually,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  screenshot,
-  showFailure,
-  startParley,
-  startReceiver,
-} from "./harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { eventually, expectAccessible, screenshot, useBrowserSuite } from "./harness.ts";
 
 const ANSWER = "Yes, we deliver every day between 8 and 8.";
 const FOLLOW_UP = "Still there, Ann? Just reply here if you have a question.";
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("follow-ups on the campaign page and in the inbox", () => {
-  let parley: Parley;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let browser: Browser;
-  let page: Page;
-  let api: Awaited<ReturnType<typeof apiClient>>;
-  let apiKey = "";
+  // Where replies go: the custom channel's webhook.
+  const suite = useBrowserSuite({ business: "Ann's Deli", receiver: "saved" });
   let campaignId = "";
 
-  const section = () => page.getByRole("region", { name: "Follow-ups" });
+  const section = () => suite.page.getByRole("region", { name: "Follow-ups" });
   const step = (n: number) => section().getByRole("group", { name: `Follow-up ${n}` });
-  const thread = () => page.getByRole("list", { name: "Messages" });
-  const incoming = async (body: string, messageSid: string) => {
-    const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-      data: { customData: { messageSid, fromId: "ann-e2e", toId: "shop", body, firstName: "Ann" } },
-    });
-    expect(res.status(), await res.text()).toBe(200);
+  /** A step's wait, its unit (picked from the list) and its message. */
+  const fillStep = async (n: number, wait: string, unit: string, message: string) => {
+    await step(n)
+      .getByRole("textbox", { name: `Follow-up ${n}: wait` })
+      .fill(wait);
+    await step(n)
+      .getByRole("combobox", { name: `Follow-up ${n}: unit` })
+      .click();
+    await suite.page.getByRole("option", { name: unit }).click();
+    await step(n)
+      .getByRole("textbox", { name: `Follow-up ${n}: message` })
+      .fill(message);
   };
+  const thread = () => suite.page.getByRole("list", { name: "Messages" });
+  const incoming = (body: string, messageSid: string) =>
+    suite.incoming({ messageSid, fromId: "ann-e2e", toId: "shop", body, firstName: "Ann" });
 
   beforeAll(async () => {
-    [receiver, browser] = await Promise.all([startReceiver(), launchBrowser()]);
-    parley = await startParley();
-    page = await newPage(browser);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Ann's Deli");
-    // Where replies go (the custom channel's webhook), and what the bot knows.
-    await page.getByLabel("Webhook URL").fill(receiver.url);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Webhook URL saved").waitFor();
-    const campaigns = (await (await api.get(`/v1/campaigns?apiKey=${apiKey}`)).json()) as {
+    // What the bot knows.
+    const campaigns = (await (await suite.api.get(`/v1/campaigns?apiKey=${suite.apiKey}`)).json()) as {
       data: { id: string; isDefault: boolean }[];
     };
     campaignId = campaigns.data.find((c) => c.isDefault)?.id ?? "";
-    const patched = await api.patch(`/v1/campaigns/${campaignId}?apiKey=${apiKey}`, {
+    const patched = await suite.api.patch(`/v1/campaigns/${campaignId}?apiKey=${suite.apiKey}`, {
       data: { knowledge: [{ question: "Do you deliver?", answer: ANSWER }] },
     });
     expect(patched.status(), await patched.text()).toBe(200);
   });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-    await receiver?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
 
   it("adds a message step and a step with a WhatsApp template, saves them, and finds them after a reload", async () => {
-    await page.goto(`${parley.url}/campaigns/${campaignId}`);
+    await suite.page.goto(`${suite.parley.url}/campaigns/${campaignId}`);
     await section().getByText("No follow-ups", { exact: false }).waitFor();
     await section().getByRole("button", { name: "Add follow-up" }).click();
     await section().getByRole("button", { name: "Add follow-up" }).click();
 
     // Step 1: two seconds after the bot's answer, the suggested message.
-    await step(1).getByRole("textbox", { name: "Follow-up 1: wait" }).fill("2");
-    await step(1).getByRole("combobox", { name: "Follow-up 1: unit" }).click();
-    await page.getByRole("option", { name: "seconds" }).click();
-    await step(1)
-      .getByRole("textbox", { name: "Follow-up 1: message" })
-      .fill("Still there, {{firstName|there}}? Just reply here if you have a question.");
+    await fillStep(
+      1,
+      "2",
+      "seconds",
+      "Still there, {{firstName|there}}? Just reply here if you have a question.",
+    );
     // Step 2: a day later; on WhatsApp outside the window, the approved template.
-    await step(2).getByRole("textbox", { name: "Follow-up 2: wait" }).fill("1");
-    await step(2).getByRole("combobox", { name: "Follow-up 2: unit" }).click();
-    await page.getByRole("option", { name: "days" }).click();
-    await step(2)
-      .getByRole("textbox", { name: "Follow-up 2: message" })
-      .fill("Last call: 10% off today only.");
+    await fillStep(2, "1", "days", "Last call: 10% off today only.");
     await step(2).getByRole("textbox", { name: "Follow-up 2: WhatsApp template name" }).fill("last_call");
     await step(2).getByRole("textbox", { name: "Follow-up 2: template language" }).fill("en-US");
     await step(2)
       .getByRole("textbox", { name: "Follow-up 2: template parameters" })
       .fill("{{firstName|there}}\n10%");
     // A language code written the web's way: the server's refusal names the field, nothing is saved.
-    await page.getByRole("button", { name: "Save campaign" }).click();
-    await page
+    await suite.page.getByRole("button", { name: "Save campaign" }).click();
+    await suite.page
       .getByRole("alert")
-      .getByText("followUps[1].whatsappTemplate.language must be a WhatsApp language code", { exact: false })
+      .getByText("followUps[1].whatsappTemplate.language must be a WhatsApp language code", {
+        exact: false,
+      })
       .waitFor();
-    await expectAccessible(page, "campaign: a follow-up's template refused");
+    await expectAccessible(suite.page, "campaign: a follow-up's template refused");
     await step(2).getByRole("textbox", { name: "Follow-up 2: template language" }).fill("en_US");
-    await page.getByRole("button", { name: "Save campaign" }).click();
-    await page.getByText("Campaign saved").waitFor();
+    await suite.page.getByRole("button", { name: "Save campaign" }).click();
+    await suite.page.getByText("Campaign saved").waitFor();
 
-    const saved = (await (await api.get(`/v1/campaigns/${campaignId}?apiKey=${apiKey}`)).json()) as {
+    const saved = (await (
+      await suite.api.get(`/v1/campaigns/${campaignId}?apiKey=${suite.apiKey}`)
+    ).json()) as {
       followUps: unknown[];
     };
     expect(saved.followUps).toEqual([
-      { after: "PT2S", message: "Still there, {{firstName|there}}? Just reply here if you have a question." },
+      {
+        after: "PT2S",
+        message: "Still there, {{firstName|there}}? Just reply here if you have a question.",
+      },
       {
         after: "P1D",
         message: "Last call: 10% off today only.",
@@ -123,7 +100,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("follow-ups on the campaign p
       },
     ]);
 
-    await page.reload();
+    await suite.page.reload();
     await step(2).waitFor();
     expect(await step(1).getByRole("textbox", { name: "Follow-up 1: wait" }).inputValue()).toBe("2");
     expect(await step(1).getByRole("combobox", { name: "Follow-up 1: unit" }).inputValue()).toBe("seconds");
@@ -144,21 +121,26 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("follow-ups on the campaign p
     expect(
       await step(1).getByRole("textbox", { name: "Follow-up 1: WhatsApp template name" }).inputValue(),
     ).toBe("");
-    await expectAccessible(page, "campaign: two follow-ups");
+    await expectAccessible(suite.page, "campaign: two follow-ups");
   });
 
   it("a customer who goes quiet gets the follow-up, marked in the inbox; the campaign page counts it", async () => {
     await incoming("Do you deliver?", "sid-fu-1");
-    await eventually(() => receiver.received.find((r) => r.body.body === ANSWER), 30_000);
-    const followUp = await eventually(() => receiver.received.find((r) => r.body.body === FOLLOW_UP), 30_000);
+    await eventually(() => suite.receiver.received.find((r) => r.body.body === ANSWER), 30_000);
+    const followUp = await eventually(
+      () => suite.receiver.received.find((r) => r.body.body === FOLLOW_UP),
+      30_000,
+    );
     expect(followUp.body).toMatchObject({ sender: "bot", campaignId, toId: "ann-e2e" });
-    const conversations = (await (await api.get(`/v1/conversations?apiKey=${apiKey}`)).json()) as {
+    const conversations = (await (
+      await suite.api.get(`/v1/conversations?apiKey=${suite.apiKey}`)
+    ).json()) as {
       data: { id: string }[];
     };
     expect(conversations.data).toHaveLength(1);
     const conversationId = conversations.data[0]?.id ?? "";
 
-    await page.goto(`${parley.url}/inbox/${conversationId}`);
+    await suite.page.goto(`${suite.parley.url}/inbox/${conversationId}`);
     await thread().getByText(FOLLOW_UP).waitFor();
     await thread().getByText("Follow-up · sent because the customer had not answered").waitFor();
     // In time order: the question, the answer, the follow-up.
@@ -166,14 +148,14 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("follow-ups on the campaign p
     const at = (text: string) => items.findIndex((t) => t.includes(text));
     expect(at("Do you deliver?")).toBeLessThan(at(ANSWER));
     expect(at(ANSWER)).toBeLessThan(at(FOLLOW_UP));
-    await expectAccessible(page, "conversation with a follow-up");
-    await screenshot(page, "follow-up-inbox");
+    await expectAccessible(suite.page, "conversation with a follow-up");
+    await screenshot(suite.page, "follow-up-inbox");
 
     // The customer answers the follow-up.
     await incoming("Great, thanks!", "sid-fu-2");
     await thread().getByText("Great, thanks!").waitFor();
 
-    await page.goto(`${parley.url}/campaigns/${campaignId}`);
+    await suite.page.goto(`${suite.parley.url}/campaigns/${campaignId}`);
     const figures = section().getByLabel("Follow-up results");
     await figures.waitFor();
     expect((await figures.locator("p").allTextContents()).map((t) => t.trim())).toEqual([
@@ -182,15 +164,15 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("follow-ups on the campaign p
       "Answered",
       "1",
     ]);
-    await expectAccessible(page, "campaign: follow-ups with their figures");
+    await expectAccessible(suite.page, "campaign: follow-ups with their figures");
     // The whole section (figures and both steps) in one picture.
-    await page.setViewportSize({ width: 1280, height: 1400 });
+    await suite.page.setViewportSize({ width: 1280, height: 1400 });
     await section().scrollIntoViewIfNeeded();
-    await page.evaluate(() => {
+    await suite.page.evaluate(() => {
       const el = document.getElementById("follow-ups-heading");
       if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 24);
     });
-    await screenshot(page, "follow-ups-campaign", { fullPage: false });
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await screenshot(suite.page, "follow-ups-campaign", { fullPage: false });
+    await suite.page.setViewportSize({ width: 1280, height: 860 });
   });
 });

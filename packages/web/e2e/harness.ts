@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
-import { type Browser, chromium, type Page, request } from "playwright-core";
-import { expect } from "vitest";
+import { type APIRequestContext, type Browser, chromium, type Page, request } from "playwright-core";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PARLEY_BIN = path.resolve(HERE, "../../server/bin/parley.js");
@@ -88,6 +88,23 @@ export interface Received {
   body: Record<string, unknown>;
 }
 
+/** Starts `server` on a free loopback port; answers the port and a close that drops open connections. */
+export async function listenOnLoopback(
+  server: http.Server,
+): Promise<{ port: number; close(): Promise<void> }> {
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 /** A webhook receiver that records every POST and answers 200, or 500 while `failing` is set. */
 export async function startReceiver() {
   const received: Received[] = [];
@@ -105,17 +122,8 @@ export async function startReceiver() {
       else res.writeHead(200, { "content-type": "text/plain" }).end("thanks from the receiver");
     });
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/parley`,
-    received,
-    state,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { port, close } = await listenOnLoopback(server);
+  return { url: `http://127.0.0.1:${port}/parley`, received, state, close };
 }
 
 export function launchBrowser(): Promise<Browser> {
@@ -214,4 +222,185 @@ export async function showFailure(page: Page, step: string): Promise<void> {
   await page
     .screenshot({ path: path.join(os.tmpdir(), "parley-e2e-failed.png"), fullPage: true })
     .catch(() => {});
+}
+
+/** Saves the webhook URL on the settings page (where onboarding lands) and waits for the confirmation. */
+export async function saveWebhookUrl(page: Page, url: string): Promise<void> {
+  await page.getByLabel("Webhook URL").fill(url);
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await page.getByText("Webhook URL saved").waitFor();
+}
+
+export interface Teammate {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * The owner (on the settings page) creates an invite link; the teammate opens it in their own browser
+ * context and joins. Answers the link.
+ */
+export async function inviteTeammate(owner: Page, teammate: Page, person: Teammate): Promise<string> {
+  await owner.getByLabel("Invite by email").fill(person.email);
+  await owner.getByRole("button", { name: "Create invite link" }).click();
+  const link = (await owner.getByTestId("invite-link").textContent())?.trim() ?? "";
+  await teammate.goto(`${new URL(owner.url()).origin}${new URL(link).pathname}`);
+  await teammate.getByLabel("Your name").fill(person.name);
+  await teammate.getByLabel("Password").fill(person.password);
+  await teammate.getByRole("button", { name: "Join" }).click();
+  await teammate.getByRole("heading", { name: "Inbox" }).waitFor();
+  return link;
+}
+
+/** `parley account create` on the server's data directory, as an operator does on the server. */
+export async function createAccount(
+  parley: Parley,
+  account: { email: string; password: string; agency?: boolean; parent?: string; credits?: number },
+): Promise<void> {
+  await parley.cli([
+    "account",
+    "create",
+    ...["--email", account.email, "--password", account.password],
+    ...(account.agency ? ["--agency"] : []),
+    ...(account.parent ? ["--parent", account.parent] : []),
+    ...(account.credits === undefined ? [] : ["--credits", String(account.credits)]),
+  ]);
+}
+
+/** Signs in through the sign-in page and waits until the form is gone. */
+export async function signIn(page: Page, url: string, email: string, password: string): Promise<void> {
+  await page.goto(`${url}/signin`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in" }).waitFor({ state: "detached" });
+}
+
+/** A website visitor on `origin` opens the chat of a web channel and writes once, as widget.js does. */
+export async function visitorWrites(
+  api: APIRequestContext,
+  channelId: string,
+  origin: string,
+  message: { body: string; clientMessageId: string },
+): Promise<{ visitorId: string; visitorToken: string }> {
+  const visitor = await api.post(`/widget/v1/channels/${channelId}/visitors`, {
+    headers: { origin },
+    data: {},
+  });
+  expect(visitor.status(), await visitor.text()).toBe(201);
+  const opened = (await visitor.json()) as { visitorId: string; visitorToken: string };
+  const sent = await api.post(`/widget/v1/channels/${channelId}/messages`, {
+    headers: { origin, authorization: `Bearer ${opened.visitorToken}` },
+    data: message,
+  });
+  expect(sent.status(), await sent.text()).toBe(201);
+  return opened;
+}
+
+/** A channel as /v1/channels answers it. */
+export interface ChannelJson {
+  id: string;
+  type: string;
+  name: string;
+  status: string;
+  campaignId: string | null;
+  lastError: string | null;
+  config: Record<string, unknown>;
+  embedSnippet: string | null;
+  inboundUrl: string | null;
+}
+
+export interface BrowserSuiteOptions {
+  /** Environment of `parley serve`; a function when it names a stand-in the file starts in its own beforeAll. */
+  env?: Record<string, string> | (() => Record<string, string>);
+  /** Onboards through the form under this business name; the key it shows lands in `apiKey`. */
+  business?: string;
+  /** Starts a webhook receiver (`receiver`); "saved" also saves its URL on the settings page after onboarding. */
+  receiver?: "started" | "saved";
+  /** Browser permissions of the first page on the server's origin (the clipboard, notifications). */
+  permissions?: string[];
+}
+
+/** One server, one browser, one signed-in page and the public API, shared by the tests of a file. */
+export interface BrowserSuite {
+  parley: Parley;
+  browser: Browser;
+  /** The first page: the owner's once onboarded. */
+  page: Page;
+  api: APIRequestContext;
+  /** Set by onboarding (the `business` option, or a test that onboards and stores it here). */
+  apiKey: string;
+  /** With the `receiver` option only. */
+  receiver: Receiver;
+  /** Another browser context (a teammate, a visitor); on a failed test its page is shown as `who`'s. */
+  newPage(who: string): Promise<Page>;
+  /** A customer's message through the custom channel, as the business's system posts it; expects 200. */
+  incoming(customData: Record<string, unknown>): Promise<{ messageId: string }>;
+  /** A /v1 call with the API key; expects a 2xx and answers the JSON. */
+  v1<T = unknown>(method: "GET" | "POST" | "PUT" | "PATCH", path: string, data?: unknown): Promise<T>;
+}
+
+/**
+ * Registers the file's beforeAll (server, browser, page, API client, onboarding), afterAll (all of it
+ * stopped) and afterEach (a failed test shows its pages), and answers the context they fill: read its
+ * fields inside tests and hooks, not at the top of the file.
+ */
+export function useBrowserSuite(options: BrowserSuiteOptions = {}): BrowserSuite {
+  const shown: { page: Page; who: string }[] = [];
+  const suite = {
+    apiKey: "",
+    async newPage(who: string) {
+      const page = await newPage(suite.browser);
+      shown.push({ page, who });
+      return page;
+    },
+    async incoming(customData: Record<string, unknown>) {
+      const res = await suite.api.post(`/v1/incoming_custom_channel_message?apiKey=${suite.apiKey}`, {
+        data: { customData },
+      });
+      expect(res.status(), await res.text()).toBe(200);
+      return (await res.json()) as { messageId: string };
+    },
+    async v1<T>(method: string, path: string, data?: unknown): Promise<T> {
+      const res = await suite.api.fetch(path, {
+        method,
+        headers: { "x-api-key": suite.apiKey },
+        ...(data === undefined ? {} : { data }),
+      });
+      expect(res.status(), await res.text()).toBeLessThan(300);
+      return (await res.json()) as T;
+    },
+  } as BrowserSuite;
+
+  beforeAll(async () => {
+    const env = typeof options.env === "function" ? options.env() : options.env;
+    const [parley, browser, receiver] = await Promise.all([
+      startParley(env),
+      launchBrowser(),
+      options.receiver ? startReceiver() : undefined,
+    ]);
+    Object.assign(suite, { parley, browser, receiver });
+    suite.page = await newPage(suite.browser);
+    shown.push({ page: suite.page, who: "" });
+    if (options.permissions) {
+      await suite.page.context().grantPermissions(options.permissions, { origin: suite.parley.url });
+    }
+    suite.api = await apiClient(suite.parley.url);
+    if (options.business) suite.apiKey = await onboardWithKey(suite.page, suite.parley.url, options.business);
+    if (options.receiver === "saved") await saveWebhookUrl(suite.page, suite.receiver.url);
+  });
+  afterAll(async () => {
+    await suite.api?.dispose();
+    await suite.browser?.close();
+    await suite.parley?.stop();
+    await suite.receiver?.close();
+  });
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== "fail") return;
+    for (const { page, who } of shown) {
+      await showFailure(page, who ? `${ctx.task.name} (${who})` : ctx.task.name);
+    }
+  });
+  return suite;
 }

@@ -4,20 +4,9 @@
 // wider than its column; outgoing previews say who wrote ("Bot:", "Sam:", "You:"). On a phone the list
 // and the conversation are two screens ("Back to conversations") and the filters fold behind "Filters".
 // Against a real `parley serve` on SQLite and Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  screenshot,
-  showFailure,
-  startParley,
-  startReceiver,
-} from "./harness.ts";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, inviteTeammate, screenshot, useBrowserSuite, visitorWrites } from "./harness.ts";
 
 const SHOP = "https://shop.example";
 const TEAMMATE = { name: "Sam Lee", email: "sam@row-books.test", password: "teammate password 42" };
@@ -32,27 +21,24 @@ interface Row {
 }
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("the conversation list", () => {
-  let parley: Parley;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let browser: Browser;
-  let page: Page;
+  const suite = useBrowserSuite({ business: "Row Books", receiver: "saved" });
   let teammatePage: Page;
-  let api: Awaited<ReturnType<typeof apiClient>>;
   let visitorId = "";
 
-  const list = () => page.getByRole("list", { name: "Conversation list" });
+  const list = () => suite.page.getByRole("list", { name: "Conversation list" });
   const rowOf = (name: string | RegExp) => list().getByRole("link", { name });
 
   /** The list as the owner's browser reads it (to wait for the bot's replies before a person's). */
-  const rows = async (p: Page = page) =>
-    ((await (await p.request.get(`${parley.url}/app/api/conversations`)).json()) as { data: Row[] }).data;
+  const rows = async (p: Page = suite.page) =>
+    ((await (await p.request.get(`${suite.parley.url}/app/api/conversations`)).json()) as { data: Row[] })
+      .data;
   /** A person's reply through the app's API, as the reply box sends it (the box is not this test's). */
   const replyAs = async (p: Page, fromId: string, body: string) => {
-    const session = (await (await p.request.get(`${parley.url}/app/api/session`)).json()) as {
+    const session = (await (await p.request.get(`${suite.parley.url}/app/api/session`)).json()) as {
       csrfToken: string;
     };
     const id = (await rows(p)).find((r) => r.contact.fromId === fromId)?.id;
-    const res = await p.request.post(`${parley.url}/app/api/conversations/${id}/messages`, {
+    const res = await p.request.post(`${suite.parley.url}/app/api/conversations/${id}/messages`, {
       headers: { "x-csrf-token": session.csrfToken },
       data: { body },
     });
@@ -107,64 +93,32 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the conversation list", () =
   };
 
   beforeAll(async () => {
-    [parley, receiver, browser] = await Promise.all([startParley(), startReceiver(), launchBrowser()]);
-    page = await newPage(browser);
-    teammatePage = await newPage(browser);
-    api = await apiClient(parley.url);
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await receiver?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
+    teammatePage = await suite.newPage("teammate");
   });
 
   it("seeds a bot reply, a teammate's, the owner's and an unnamed website visitor", async () => {
-    const apiKey = await onboardWithKey(page, parley.url, "Row Books");
-    await page.getByLabel("Webhook URL").fill(receiver.url);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Webhook URL saved").waitFor();
-    await page.getByLabel("Invite by email").fill(TEAMMATE.email);
-    await page.getByRole("button", { name: "Create invite link" }).click();
-    const link = (await page.getByTestId("invite-link").textContent())?.trim() ?? "";
-    await teammatePage.goto(`${parley.url}${new URL(link).pathname}`);
-    await teammatePage.getByLabel("Your name").fill(TEAMMATE.name);
-    await teammatePage.getByLabel("Password").fill(TEAMMATE.password);
-    await teammatePage.getByRole("button", { name: "Join" }).click();
-    await teammatePage.getByRole("heading", { name: "Inbox" }).waitFor();
+    await inviteTeammate(suite.page, teammatePage, TEAMMATE);
 
-    const headers = { "x-api-key": apiKey };
-    const channel = await api.post("/v1/channels", {
+    const headers = { "x-api-key": suite.apiKey };
+    const channel = await suite.api.post("/v1/channels", {
       headers,
       data: { type: "web", name: "Shop chat", config: { allowedOrigins: [SHOP] } },
     });
     expect(channel.status(), await channel.text()).toBe(201);
     const channelId = ((await channel.json()) as { id: string }).id;
-    const visitor = await api.post(`/widget/v1/channels/${channelId}/visitors`, {
-      headers: { origin: SHOP },
-      data: {},
-    });
-    expect(visitor.status(), await visitor.text()).toBe(201);
-    const v = (await visitor.json()) as { visitorToken: string; visitorId: string };
-    visitorId = v.visitorId;
-    const sent = await api.post(`/widget/v1/channels/${channelId}/messages`, {
-      headers: { origin: SHOP, authorization: `Bearer ${v.visitorToken}` },
-      data: { body: "Hello, is anyone there?", clientMessageId: "c-1" },
-    });
-    expect(sent.status(), await sent.text()).toBe(201);
+    visitorId = (
+      await visitorWrites(suite.api, channelId, SHOP, {
+        body: "Hello, is anyone there?",
+        clientMessageId: "c-1",
+      })
+    ).visitorId;
 
     for (const [fromId, firstName, body] of [
       ["ada-1", "Ada", "Do you still have the first edition of the analytical engine notes in stock?"],
       ["bob-2", "Bob", "Where is my parcel? It was meant to arrive yesterday."],
       ["cleo-3", "Cleo", "Can I change my delivery address please?"],
     ]) {
-      const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-        data: { customData: { messageSid: `sid-${fromId}`, fromId, toId: "books", body, firstName } },
-      });
-      expect(res.status(), await res.text()).toBe(200);
+      await suite.incoming({ messageSid: `sid-${fromId}`, fromId, toId: "books", body, firstName });
     }
     // The bot answers each first (its fallback); then a teammate and the owner answer two of them.
     await expect
@@ -177,11 +131,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the conversation list", () =
       )
       .toBe(3);
     await replyAs(teammatePage, "bob-2", SAM_REPLY);
-    await replyAs(page, "cleo-3", OWN_REPLY);
+    await replyAs(suite.page, "cleo-3", OWN_REPLY);
   });
 
   it("shows every row whole at 1280 px, with who wrote the last message", async () => {
-    await page.goto(`${parley.url}/inbox`);
+    await suite.page.goto(`${suite.parley.url}/inbox`);
     await rowOf(/Ada/).waitFor();
     // Sam's and the owner's replies arrived: all four previews are the final ones.
     await rowOf(/Cleo/).getByText(`You: ${OWN_REPLY}`).waitFor();
@@ -201,42 +155,44 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the conversation list", () =
     await expectEllipsis(/Ada/);
     await expectEllipsis(/Bob/);
     // Filters are open on a desktop, without a button to fold them.
-    await page.getByRole("textbox", { name: "Contact label" }).waitFor();
-    expect(await page.getByRole("button", { name: "Filters" }).count()).toBe(0);
-    await expectAccessible(page, "inbox list at 1280 px");
-    await screenshot(page, "inbox-list-desktop", { fullPage: false });
+    await suite.page.getByRole("textbox", { name: "Contact label" }).waitFor();
+    expect(await suite.page.getByRole("button", { name: "Filters" }).count()).toBe(0);
+    await expectAccessible(suite.page, "inbox list at 1280 px");
+    await screenshot(suite.page, "inbox-list-desktop", { fullPage: false });
   });
 
   it("at 390 px: rows fit, filters fold, and a conversation is its own screen with a way back", async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    await suite.page.setViewportSize({ width: 390, height: 844 });
     await rowOf(/Ada/).waitFor();
     await expectRowsFit("390 px");
     await expectEllipsis(/Bob/);
 
-    const filters = page.getByRole("button", { name: "Filters" });
+    const filters = suite.page.getByRole("button", { name: "Filters" });
     expect(await filters.getAttribute("aria-expanded")).toBe("false");
-    await expect.poll(() => page.getByRole("textbox", { name: "Contact label" }).isVisible()).toBe(false);
-    await expectAccessible(page, "inbox list at 390 px");
-    await screenshot(page, "inbox-list-phone", { fullPage: false });
+    await expect
+      .poll(() => suite.page.getByRole("textbox", { name: "Contact label" }).isVisible())
+      .toBe(false);
+    await expectAccessible(suite.page, "inbox list at 390 px");
+    await screenshot(suite.page, "inbox-list-phone", { fullPage: false });
     await filters.click();
-    await page.getByRole("textbox", { name: "Contact label" }).waitFor();
+    await suite.page.getByRole("textbox", { name: "Contact label" }).waitFor();
     expect(await filters.getAttribute("aria-expanded")).toBe("true");
     await filters.click();
-    await page.getByRole("textbox", { name: "Contact label" }).waitFor({ state: "hidden" });
+    await suite.page.getByRole("textbox", { name: "Contact label" }).waitFor({ state: "hidden" });
 
     await rowOf(/Bob/).click();
-    await page.getByRole("heading", { name: "Bob" }).first().waitFor();
+    await suite.page.getByRole("heading", { name: "Bob" }).first().waitFor();
     await expect.poll(() => list().isVisible()).toBe(false);
-    const back = page.getByRole("button", { name: "Back to conversations" });
-    await expectAccessible(page, "a conversation at 390 px");
+    const back = suite.page.getByRole("button", { name: "Back to conversations" });
+    await expectAccessible(suite.page, "a conversation at 390 px");
     await back.click();
     await rowOf(/Bob/).waitFor();
     await expect.poll(() => back.isVisible()).toBe(false);
 
     // Back on a desktop the two sit side by side and the back button is gone.
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await suite.page.setViewportSize({ width: 1280, height: 860 });
     await rowOf(/Bob/).click();
-    await page.getByRole("heading", { name: "Bob" }).first().waitFor();
+    await suite.page.getByRole("heading", { name: "Bob" }).first().waitFor();
     expect(await list().isVisible()).toBe(true);
     expect(await back.isVisible()).toBe(false);
   });

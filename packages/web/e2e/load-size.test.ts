@@ -5,30 +5,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, newPage, onboardWithKey, type Parley, showFailure, startParley } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { useBrowserSuite } from "./harness.ts";
 
 const BUDGET_BYTES = 300_000;
 const DIST_ASSETS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/assets");
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("first inbox load size", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-
-  beforeAll(async () => {
-    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
-    page = await newPage(browser);
-    await onboardWithKey(page, parley.url, "Light Loads");
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
+  const suite = useBrowserSuite({ business: "Light Loads" });
 
   it("builds a .br and a .gz next to every script and style", () => {
     const files = fs.readdirSync(DIST_ASSETS).filter((f) => /\.(js|css)$/.test(f));
@@ -42,7 +26,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("first inbox load size", () =
 
   it("loads /inbox signed in with under 300 kB of script and style, brotli-compressed", async () => {
     // The same signed-in context, its cache turned off: what a first visit costs.
-    const cdp = await page.context().newCDPSession(page);
+    const cdp = await suite.page.context().newCDPSession(suite.page);
     await cdp.send("Network.enable");
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     const requests = new Map<string, { url: string; type: string; encoding?: string }>();
@@ -55,9 +39,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("first inbox load size", () =
     });
     cdp.on("Network.loadingFinished", (e) => received.set(e.requestId, e.encodedDataLength));
 
-    await page.goto(`${parley.url}/inbox`);
-    await page.getByRole("heading", { name: "Inbox" }).waitFor();
-    await page.waitForLoadState("networkidle");
+    await suite.page.goto(`${suite.parley.url}/inbox`);
+    await suite.page.getByRole("heading", { name: "Inbox" }).waitFor();
+    await suite.page.waitForLoadState("networkidle");
 
     const assets = [...requests.entries()]
       .filter(([, r]) => r.type === "Script" || r.type === "Stylesheet")

@@ -3,62 +3,27 @@
 // notification marks it read and opens the conversation; "Mark all as read" clears the rest. Then the
 // owner's own preferences (account page) and the account's defaults with the low-credits warning
 // (settings) are saved and read back after a reload. Against a real `parley serve` on SQLite and Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  screenshot,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { expectAccessible, screenshot, useBrowserSuite } from "./harness.ts";
 
 // The switches have no visible label of their own (the table's row and column say it), so their track
 // covers the input: `force` clicks it where a person would.
 describe.skipIf(Boolean(process.env.DATABASE_URL))("notifications", () => {
-  let parley: Parley;
-  let browser: Browser;
-  let page: Page;
-  let api: Awaited<ReturnType<typeof apiClient>>;
-  let apiKey = "";
+  const suite = useBrowserSuite({ business: "Bell Books" });
 
   /** The bell by its exact name ("Notifications", "Notifications, 2 unread"), or whatever it counts. */
   const bell = (name?: string) =>
-    page.getByRole("button", name ? { name, exact: true } : { name: /^Notifications/ });
-  const panel = () => page.getByRole("dialog");
-  const askForAPerson = async (fromId: string, messageSid: string) => {
-    const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-      data: { customData: { messageSid, fromId, toId: "bell-books", body: "I want to talk to a human" } },
-    });
-    expect(res.status(), await res.text()).toBe(200);
-  };
-
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    parley = await startParley();
-    page = await newPage(browser);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(page, parley.url, "Bell Books");
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
-  });
+    suite.page.getByRole("button", name ? { name, exact: true } : { name: /^Notifications/ });
+  const panel = () => suite.page.getByRole("dialog");
+  const askForAPerson = (fromId: string, messageSid: string) =>
+    suite.incoming({ messageSid, fromId, toId: "bell-books", body: "I want to talk to a human" });
 
   it("starts with an empty bell", async () => {
     await bell("Notifications").click();
     await panel().getByText("No notifications yet").waitFor();
     expect(await panel().getByRole("button", { name: "Mark all as read" }).isDisabled()).toBe(true);
-    await expectAccessible(page, "bell: empty");
-    await page.keyboard.press("Escape");
+    await expectAccessible(suite.page, "bell: empty");
+    await suite.page.keyboard.press("Escape");
     await panel().waitFor({ state: "hidden" });
   });
 
@@ -70,11 +35,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("notifications", () => {
     const item = panel().getByRole("button", { name: /^Unread: .*needs a human/ });
     await item.waitFor();
     await panel().getByText("The customer asked to talk to a person.").waitFor();
-    await expectAccessible(page, "bell: one unread");
-    await screenshot(page, "notifications-bell", { fullPage: false });
+    await expectAccessible(suite.page, "bell: one unread");
+    await screenshot(suite.page, "notifications-bell", { fullPage: false });
 
     await item.click();
-    await page.waitForURL(/\/inbox\/cv_/);
+    await suite.page.waitForURL(/\/inbox\/cv_/);
     await panel().waitFor({ state: "hidden" });
     await bell("Notifications").waitFor();
     await bell().click();
@@ -86,7 +51,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("notifications", () => {
         .getByRole("button", { name: /^Unread:/ })
         .count(),
     ).toBe(0);
-    await page.keyboard.press("Escape");
+    await suite.page.keyboard.press("Escape");
   });
 
   it("marks everything read at once", async () => {
@@ -109,28 +74,28 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("notifications", () => {
         .count(),
     ).toBe(0);
     // Read on the server too, not only on this page.
-    await page.reload();
+    await suite.page.reload();
     await bell("Notifications").waitFor();
-    await page.keyboard.press("Escape");
+    await suite.page.keyboard.press("Escape");
   });
 
   it("saves a person's own preferences on the account page", async () => {
-    await page.goto(`${parley.url}/account`);
-    const section = page.getByRole("region", { name: "Notifications" });
+    await suite.page.goto(`${suite.parley.url}/account`);
+    const section = suite.page.getByRole("region", { name: "Notifications" });
     const email = section.getByRole("switch", { name: "E-mail: A conversation needs a human" });
     const app = section.getByRole("switch", { name: "In the app: An outgoing campaign finished" });
     await email.waitFor();
     expect(await email.isChecked()).toBe(true);
     await email.uncheck({ force: true });
     await app.uncheck({ force: true });
-    await expectAccessible(page, "account: notification preferences");
+    await expectAccessible(suite.page, "account: notification preferences");
     // From the top: a full-page capture of a scrolled page would cut the fixed header into its middle.
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await screenshot(page, "notification-preferences");
+    await suite.page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(suite.page, "notification-preferences");
     await section.getByRole("button", { name: "Save notification preferences" }).click();
-    await page.getByText("Notification preferences saved").waitFor();
+    await suite.page.getByText("Notification preferences saved").waitFor();
 
-    await page.reload();
+    await suite.page.reload();
     await email.waitFor();
     expect(await email.isChecked()).toBe(false);
     expect(await app.isChecked()).toBe(false);
@@ -140,30 +105,30 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("notifications", () => {
   });
 
   it("saves the account's defaults and the low-credits warning on the settings page", async () => {
-    await page.goto(`${parley.url}/settings`);
-    const section = page.getByRole("region", { name: "Notification defaults" });
+    await suite.page.goto(`${suite.parley.url}/settings`);
+    const section = suite.page.getByRole("region", { name: "Notification defaults" });
     const paused = section.getByRole("switch", { name: "E-mail: An outgoing campaign paused" });
     const threshold = section.getByLabel("Warn when credits fall below");
     await paused.waitFor();
     expect(await threshold.inputValue()).toBe("");
     await paused.uncheck({ force: true });
     await threshold.fill("50");
-    await expectAccessible(page, "settings: notification defaults");
+    await expectAccessible(suite.page, "settings: notification defaults");
     // The section under the fixed header, as much of it as the window shows.
     await section.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 72));
-    await screenshot(page, "notification-defaults", { fullPage: false });
+    await screenshot(suite.page, "notification-defaults", { fullPage: false });
     await section.getByRole("button", { name: "Save notification defaults" }).click();
-    await page.getByText("Notification defaults saved").waitFor();
+    await suite.page.getByText("Notification defaults saved").waitFor();
 
-    await page.reload();
+    await suite.page.reload();
     await paused.waitFor();
     expect(await paused.isChecked()).toBe(false);
     expect(await threshold.inputValue()).toBe("50");
     // Emptied: the warning is off.
     await threshold.fill("");
     await section.getByRole("button", { name: "Save notification defaults" }).click();
-    await page.getByText("Notification defaults saved").last().waitFor();
-    await page.reload();
+    await suite.page.getByText("Notification defaults saved").last().waitFor();
+    await suite.page.reload();
     await paused.waitFor();
     expect(await threshold.inputValue()).toBe("");
   });

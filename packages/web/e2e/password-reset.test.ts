@@ -2,19 +2,10 @@
 // e-mail a local SMTP server received, sets a new password on the page it opens, and signs in with it;
 // the old password fails, the session open elsewhere ended, and the used link says so and offers a new
 // one. Against a real `parley serve` on SQLite with SMTP_URL pointing at the stand-in, and Chromium.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SmtpStandIn, startSmtpStandIn } from "../../server/test/stand-ins/smtp.ts";
-import {
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  screenshot,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import { expectAccessible, screenshot, useBrowserSuite } from "./harness.ts";
 
 const OWNER_EMAIL = "owner@reset-bakery.test";
 const OLD_PASSWORD = "a long enough password";
@@ -22,32 +13,27 @@ const NEW_PASSWORD = "a fresh and longer passphrase";
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("password reset", () => {
   let smtp: SmtpStandIn;
-  let parley: Parley;
-  let browser: Browser;
-  /** Signed in since onboarding: its session ends with the reset. */
-  let owner: Page;
+  beforeAll(async () => {
+    smtp = await startSmtpStandIn();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+  });
+  /** Its page is signed in since onboarding: its session ends with the reset. */
+  const suite = useBrowserSuite({
+    env: () => ({ SMTP_URL: smtp.url, SMTP_FROM: "Reset Bakery <parley@reset-bakery.test>" }),
+    business: "Reset Bakery",
+  });
   /** A fresh browser where the person forgot their password. */
   let page: Page;
   let link = "";
 
   beforeAll(async () => {
-    [smtp, browser] = await Promise.all([startSmtpStandIn(), launchBrowser()]);
-    parley = await startParley({ SMTP_URL: smtp.url, SMTP_FROM: "Reset Bakery <parley@reset-bakery.test>" });
-    owner = await newPage(browser);
-    await onboardWithKey(owner, parley.url, "Reset Bakery");
-    page = await newPage(browser);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await parley?.stop();
-    await smtp?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail" && page) await showFailure(page, ctx.task.name);
+    page = await suite.newPage("forgot password");
   });
 
   it("asks for a link from the sign-in page and gets it by e-mail", async () => {
-    await page.goto(`${parley.url}/signin`);
+    await page.goto(`${suite.parley.url}/signin`);
     await page.getByLabel("Email").fill(OWNER_EMAIL);
     await page.getByRole("link", { name: "Forgot password?" }).click();
     await page.getByRole("heading", { name: "Reset your password" }).waitFor();
@@ -64,7 +50,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("password reset", () => {
     expect(mail.subject).toBe("Reset your Parley password");
     expect(mail.from).toBe("parley@reset-bakery.test");
     link = /https:\/\/\S+\/reset-password\/[\w-]+/.exec(mail.text)?.[0] ?? "";
-    expect(link.startsWith(`${parley.url}/reset-password/`)).toBe(true);
+    expect(link.startsWith(`${suite.parley.url}/reset-password/`)).toBe(true);
   });
 
   it("sets a new password through the link, then signs in with it (not with the old one)", async () => {
@@ -99,9 +85,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("password reset", () => {
   });
 
   it("ended the session that was open elsewhere", async () => {
-    await owner.reload();
-    await owner.waitForURL(/\/signin/);
-    await owner.getByRole("heading", { name: "Sign in to Parley" }).waitFor();
+    await suite.page.reload();
+    await suite.page.waitForURL(/\/signin/);
+    await suite.page.getByRole("heading", { name: "Sign in to Parley" }).waitFor();
   });
 
   it("refuses the used link with a clear message and a way to ask again", async () => {

@@ -3,18 +3,9 @@
 // tab title still says "(1)". The teammate switched browser notifications on (Account page, "Alerts in
 // this browser") and a new conversation raises one. The browser's Notification API is stubbed in the
 // teammate's context to record what the app asks for. Against a real `parley serve` on SQLite.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  apiClient,
-  expectAccessible,
-  launchBrowser,
-  newPage,
-  onboardWithKey,
-  type Parley,
-  showFailure,
-  startParley,
-} from "./harness.ts";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectAccessible, inviteTeammate, useBrowserSuite } from "./harness.ts";
 
 const TEAMMATE = { name: "Ana Unread", email: "ana@unread.test", password: "teammate password 42" };
 
@@ -31,49 +22,25 @@ const NOTIFICATION_STUB = `
 `;
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("unread per person", () => {
-  let parley: Parley;
-  let browser: Browser;
+  const suite = useBrowserSuite({ business: "Unread Books" });
   let owner: Page;
   let mate: Page;
-  let api: Awaited<ReturnType<typeof apiClient>>;
-  let apiKey = "";
 
   const row = (p: Page) => p.getByRole("link", { name: /maria-3001/ });
   const notifications = (p: Page) =>
     p.evaluate(() => (window as unknown as { __notifications: { title: string }[] }).__notifications);
 
   beforeAll(async () => {
-    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
-    owner = await newPage(browser);
-    mate = await newPage(browser);
-    await mate.context().grantPermissions(["notifications"], { origin: parley.url });
+    owner = suite.page;
+    mate = await suite.newPage("teammate");
+    await mate.context().grantPermissions(["notifications"], { origin: suite.parley.url });
     await mate.context().addInitScript(NOTIFICATION_STUB);
-    api = await apiClient(parley.url);
-    apiKey = await onboardWithKey(owner, parley.url, "Unread Books");
-  });
-  afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
-    await parley?.stop();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      if (owner) await showFailure(owner, ctx.task.name);
-      if (mate) await showFailure(mate, `${ctx.task.name} (teammate)`);
-    }
   });
 
   it("the teammate joins and switches browser notifications on", async () => {
-    await owner.getByLabel("Invite by email").fill(TEAMMATE.email);
-    await owner.getByRole("button", { name: "Create invite link" }).click();
-    const link = (await owner.getByTestId("invite-link").textContent())?.trim() ?? "";
-    await mate.goto(`${parley.url}${new URL(link).pathname}`);
-    await mate.getByLabel("Your name").fill(TEAMMATE.name);
-    await mate.getByLabel("Password").fill(TEAMMATE.password);
-    await mate.getByRole("button", { name: "Join" }).click();
-    await mate.getByRole("heading", { name: "Inbox" }).waitFor();
+    await inviteTeammate(owner, mate, TEAMMATE);
 
-    await mate.goto(`${parley.url}/account`);
+    await mate.goto(`${suite.parley.url}/account`);
     await mate.getByRole("heading", { name: "Alerts in this browser" }).waitFor();
     const baseline = mate.waitForResponse((r) => r.url().includes("/app/api/conversations?limit=20"));
     await mate.getByRole("switch", { name: "Browser notifications" }).click({ force: true });
@@ -86,14 +53,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("unread per person", () => {
   });
 
   it("a new conversation is unread for both and raises the teammate's notification", async () => {
-    await owner.goto(`${parley.url}/inbox`);
+    await owner.goto(`${suite.parley.url}/inbox`);
     await owner.getByRole("heading", { name: "Inbox" }).waitFor();
-    const res = await api.post(`/v1/incoming_custom_channel_message?apiKey=${apiKey}`, {
-      data: {
-        customData: { messageSid: "unread-1", fromId: "maria-3001", toId: "books", body: "Is it in?" },
-      },
-    });
-    expect(res.status(), await res.text()).toBe(200);
+    await suite.incoming({ messageSid: "unread-1", fromId: "maria-3001", toId: "books", body: "Is it in?" });
 
     await expect.poll(() => notifications(mate)).toEqual([{ title: "New conversation", body: "maria-3001" }]);
     await row(owner).getByLabel("1 unread").waitFor();

@@ -2,19 +2,14 @@
 // another local origin that embeds the snippet, a visitor in one Chromium context and the business's
 // person in the inbox in another. The steps run in order, like one visitor's afternoon.
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import type { APIRequestContext, Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  apiClient,
   expectAccessible,
-  launchBrowser,
-  newPage,
+  listenOnLoopback,
   onboardWithKey,
-  type Parley,
   screenshot,
-  showFailure,
-  startParley,
+  useBrowserSuite,
 } from "./harness.ts";
 
 const QUESTION = "What are your opening hours?";
@@ -35,75 +30,53 @@ main{padding:32px;max-width:720px} button{all:unset} * { box-sizing: content-box
 ${snippet()}
 </body></html>`);
   };
-  const servers = [http.createServer(page), http.createServer(page)];
-  for (const server of servers) await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const [allowed, foreign] = servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`);
+  const [allowed, foreign] = await Promise.all([
+    listenOnLoopback(http.createServer(page)),
+    listenOnLoopback(http.createServer(page)),
+  ]);
   return {
-    allowed: allowed!,
-    foreign: foreign!,
-    close: () =>
-      Promise.all(
-        servers.map(
-          (server) =>
-            new Promise<void>((r) => {
-              server.closeAllConnections();
-              server.close(() => r());
-            }),
-        ),
-      ),
+    allowed: `http://127.0.0.1:${allowed.port}`,
+    foreign: `http://127.0.0.1:${foreign.port}`,
+    close: () => Promise.all([allowed.close(), foreign.close()]),
   };
 }
 
 describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", () => {
-  let parley: Parley;
-  let browser: Browser;
+  // Onboarding is part of the first test.
+  const suite = useBrowserSuite();
+  /** The business's person, in the inbox. */
   let inbox: Page;
   let visitor: Page;
-  let api: APIRequestContext;
   let site: Awaited<ReturnType<typeof startShopSite>>;
-  let apiKey = "";
   let channelId = "";
   let conversationId = "";
 
   const panel = () => visitor.getByRole("dialog", { name: "Chat with Acme Bikes" });
 
   beforeAll(async () => {
-    [parley, browser] = await Promise.all([startParley(), launchBrowser()]);
     site = await startShopSite(
-      () => `<script src="${parley.url}/widget.js" data-channel="${channelId}" async></script>`,
+      () => `<script src="${suite.parley.url}/widget.js" data-channel="${channelId}" async></script>`,
     );
-    inbox = await newPage(browser);
-    visitor = await newPage(browser);
-    api = await apiClient(parley.url);
+    inbox = suite.page;
+    visitor = await suite.newPage("visitor");
   });
-
   afterAll(async () => {
-    await api?.dispose();
-    await browser?.close();
     await site?.close();
-    await parley?.stop();
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      if (visitor) await showFailure(visitor, `${ctx.task.name} (visitor)`);
-      if (inbox) await showFailure(inbox, `${ctx.task.name} (inbox)`);
-    }
   });
 
   it("a business creates a web channel for its site, with knowledge for the bot", async () => {
-    apiKey = await onboardWithKey(inbox, parley.url, "Acme Bikes");
-    const headers = { "x-api-key": apiKey };
-    const campaigns = (await (await api.get("/v1/campaigns", { headers })).json()) as {
+    suite.apiKey = await onboardWithKey(inbox, suite.parley.url, "Acme Bikes");
+    const headers = { "x-api-key": suite.apiKey };
+    const campaigns = (await (await suite.api.get("/v1/campaigns", { headers })).json()) as {
       data: { id: string; isDefault: boolean }[];
     };
     const def = campaigns.data.find((c) => c.isDefault)!;
-    const patched = await api.patch(`/v1/campaigns/${def.id}`, {
+    const patched = await suite.api.patch(`/v1/campaigns/${def.id}`, {
       headers,
       data: { knowledge: [{ question: QUESTION, answer: ANSWER }], fallbackMessage: FALLBACK },
     });
     expect(patched.status(), await patched.text()).toBe(200);
-    const res = await api.post("/v1/channels", {
+    const res = await suite.api.post("/v1/channels", {
       headers,
       data: {
         type: "web",
@@ -145,11 +118,11 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
   });
 
   it("a person answers from the inbox in another browser; the visitor sees typing… and the reply", async () => {
-    const list = await inbox.request.get(`${parley.url}/app/api/conversations`);
+    const list = await inbox.request.get(`${suite.parley.url}/app/api/conversations`);
     expect(list.status()).toBe(200);
     const conversations = ((await list.json()) as { data: { id: string; channelId?: string | null }[] }).data;
     conversationId = conversations[0]!.id;
-    await inbox.goto(`${parley.url}/inbox/${conversationId}`);
+    await inbox.goto(`${suite.parley.url}/inbox/${conversationId}`);
     await inbox.getByText(QUESTION).first().waitFor();
     await inbox.getByLabel("Reply").pressSequentially("Sure, come by", { delay: 30 });
     // The inbox's reply box tells the visitor's widget (POST /app/api/conversations/{id}/typing).
@@ -210,7 +183,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
   });
 
   it("a page on an origin the business did not list gets nothing", async () => {
-    const page = await newPage(browser);
+    const page = await suite.newPage("another origin");
     const asked: string[] = [];
     const answered: number[] = [];
     page.on("request", (r) => {
@@ -231,7 +204,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("the website chat widget", ()
   });
 
   it("fits a phone-sized screen", async () => {
-    const phone: BrowserContext = await browser.newContext({
+    const phone: BrowserContext = await suite.browser.newContext({
       ignoreHTTPSErrors: true,
       viewport: { width: 390, height: 844 },
       isMobile: true,
