@@ -337,8 +337,28 @@ export class Parley {
       this.#call("setSubaccountAutoRecharge", { params: { id }, body, options: o }),
     clearAutoRecharge: (id: string, o?: RequestOptions) =>
       this.#call("clearSubaccountAutoRecharge", { params: { id }, options: o }),
+    /** Its key and sessions are refused (403 ACCOUNT_SUSPENDED) and its bot is silent; nothing is deleted. */
+    suspend: (id: string, o?: RequestOptions) =>
+      this.#call("suspendSubaccount", { params: { id }, options: o }),
+    resume: (id: string, o?: RequestOptions) =>
+      this.#call("resumeSubaccount", { params: { id }, options: o }),
     transactions: (id: string, query?: QueryParams<"listSubaccountTransactions">, o?: RequestOptions) =>
       this.#call("listSubaccountTransactions", { params: { id }, query, options: o }),
+    /** Per UTC day: messages in and out, bot replies, credits used, deliveries (default the last 30 days). */
+    usage: (id: string, query?: QueryParams<"getSubaccountUsage">, o?: RequestOptions) =>
+      this.#call("getSubaccountUsage", { params: { id }, query, options: o }),
+    /** The same as CSV, a row a day: the raw response, to save or read as text. */
+    usageCsv: async (
+      id: string,
+      query?: QueryParams<"getSubaccountUsageCsv">,
+      o?: RequestOptions,
+    ): Promise<Response> =>
+      (await this.#call("getSubaccountUsageCsv", {
+        params: { id },
+        query,
+        options: o,
+        raw: true,
+      })) as unknown as Response,
   };
 
   readonly credits = {

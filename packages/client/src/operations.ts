@@ -134,9 +134,34 @@ export const OPERATIONS = {
     idempotent: false,
     headerKeyOnly: true,
   },
+  // Setting a state: the same call twice gives the same sub-account.
+  suspendSubaccount: {
+    method: "post",
+    path: "/v1/subaccounts/{id}/suspend",
+    idempotent: true,
+    headerKeyOnly: true,
+  },
+  resumeSubaccount: {
+    method: "post",
+    path: "/v1/subaccounts/{id}/resume",
+    idempotent: true,
+    headerKeyOnly: true,
+  },
   listSubaccountTransactions: {
     method: "get",
     path: "/v1/subaccounts/{id}/credits/transactions",
+    idempotent: true,
+    headerKeyOnly: true,
+  },
+  getSubaccountUsage: {
+    method: "get",
+    path: "/v1/subaccounts/{id}/usage",
+    idempotent: true,
+    headerKeyOnly: true,
+  },
+  getSubaccountUsageCsv: {
+    method: "get",
+    path: "/v1/subaccounts/{id}/usage.csv",
     idempotent: true,
     headerKeyOnly: true,
   },

@@ -393,10 +393,25 @@ describe("Parley client against a real server", () => {
     const tx = await agency.subaccounts.transactions(sub.id, { limit: 10 });
     expect(tx.data).toHaveLength(1);
     expect(tx.data[0]).toMatchObject({ kind: "grant", amount: 12.5, description: "welcome" });
+    const usage = await agency.subaccounts.usage(sub.id, { days: 7 });
+    expect(usage.days).toHaveLength(7);
+    expect(usage.totals).toMatchObject({ messagesIn: 0, creditsUsed: 0, deliverySuccessRate: null });
+    const usageCsv = await agency.subaccounts.usageCsv(sub.id, { days: 2 });
+    expect((await usageCsv.text()).split("\n")[0]).toBe(
+      "date,messages_in,messages_out,bot_replies,credits_used,deliveries_succeeded,deliveries_failed",
+    );
     expect((await agency.credits.transactions()).data).toEqual(expect.any(Array));
 
     const notAgency = await parley.subaccounts.grantCredits({ email, amount: 1 }).catch((e) => e);
     expect(notAgency).toMatchObject({ status: 403, code: "NOT_AGENCY" });
+
+    expect(await agency.subaccounts.suspend(sub.id)).toMatchObject({ status: "suspended" });
+    const refused = await s
+      .client(sub.apiKey)
+      .account.get()
+      .catch((e) => e);
+    expect(refused).toMatchObject({ status: 403, code: "ACCOUNT_SUSPENDED" });
+    expect(await agency.subaccounts.resume(sub.id)).toMatchObject({ status: "active", suspendedAt: null });
   });
 
   it("keyIn query sends ?apiKey= (the spec's form) except for the credits grant, which always uses the header", async () => {

@@ -233,6 +233,27 @@ export const ENV_DOCS: EnvDoc[] = [
       "a notification e-mail waits this long after the first thing it tells, so a burst (a storm of alerts) goes out as one e-mail (0–3,600)",
   },
   {
+    names: ["PRESENCE_VIEWING_SECONDS"],
+    default: "30",
+    summary: "how long a teammate still shows as viewing a conversation after their last heartbeat",
+    details:
+      'how long after a teammate\'s last heartbeat the inbox still shows "Sam is viewing" in a conversation (1–600); the web app sends one every 10 seconds while the conversation is open',
+  },
+  {
+    names: ["PRESENCE_TYPING_SECONDS"],
+    default: "6",
+    summary: "how long a teammate still shows as typing a reply after their last keystroke's heartbeat",
+    details:
+      'how long after a teammate\'s last typing heartbeat the inbox still shows "Sam is typing…" (1–60); the web app sends one at most every 2 seconds while a reply is being typed',
+  },
+  {
+    names: ["ASSIST_SESSION_SECONDS"],
+    default: "3600",
+    summary: "how long an agency's assist session in a client's account lasts",
+    details:
+      "how long an agency owner's or admin's assist session in one client's account lasts (1–86400); after it the browser is back in the agency",
+  },
+  {
     names: ["DELIVERY_HEALTH_CHECK_SECONDS"],
     default: "60",
     summary: 'how often the "deliveries keep failing" check runs',

@@ -78,6 +78,13 @@ export interface Config {
    * tells, so a burst (a storm of alerts) goes out as one e-mail.
    */
   notificationGatherMs: number;
+  /**
+   * PRESENCE_VIEWING_SECONDS (30) and PRESENCE_TYPING_SECONDS (6): how long after a teammate's last
+   * heartbeat the inbox still shows them viewing or typing in a conversation.
+   */
+  presence: { viewingMs: number; typingMs: number };
+  /** ASSIST_SESSION_SECONDS (3600): how long an agency's assist in a client's account lasts. */
+  assistTtlMs: number;
 }
 
 export type BotMetering = "subaccounts" | "all" | "off";
@@ -273,6 +280,11 @@ export function loadConfig(env: Env = process.env): Config {
     notificationDigestMs: int(env, "NOTIFICATION_DIGEST_SECONDS", 600, 1, 86_400) * 1000,
     notificationGatherMs: int(env, "NOTIFICATION_GATHER_SECONDS", 60, 0, 3_600) * 1000,
     deliveryHealthCheckMs: int(env, "DELIVERY_HEALTH_CHECK_SECONDS", 60, 1, 86_400) * 1000,
+    presence: {
+      viewingMs: int(env, "PRESENCE_VIEWING_SECONDS", 30, 1, 600) * 1000,
+      typingMs: int(env, "PRESENCE_TYPING_SECONDS", 6, 1, 60) * 1000,
+    },
+    assistTtlMs: int(env, "ASSIST_SESSION_SECONDS", 3600, 1, 86_400) * 1000,
     providers: {
       metaGraphUrl: baseUrl(env, "META_GRAPH_URL", "https://graph.facebook.com"),
       telegramApiUrl: baseUrl(env, "TELEGRAM_API_URL", "https://api.telegram.org"),

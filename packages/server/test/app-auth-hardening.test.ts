@@ -108,13 +108,14 @@ describe("password rules", () => {
     });
     expect(accept.statusCode).toBe(400);
     expect(message(accept)).toBe("password must be at least 8 characters");
-    // A field that must merely be non-empty still says so.
+    // A field that must merely be non-empty still says so (a reply's text may be empty only
+    // beside an attachment, so the rule lives in the service and names blanks too).
     const blank = await browser.req({
       method: "POST",
       url: "/app/api/conversations/cv_x/messages",
       payload: { body: "" },
     });
-    expect(message(blank)).toBe("body must not be empty");
+    expect(message(blank)).toBe("body must not be empty or whitespace-only");
   });
 });
 

@@ -44,6 +44,11 @@ describe("parley CLI", () => {
       "036_conversation_events",
       "037_conversation_reads",
       "038_export_order_indexes",
+      "039_account_suspension",
+      "040_assist_and_audit",
+      "041_agency_brand",
+      "043_usage_indexes",
+      "044_search_trigram",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

@@ -57,6 +57,11 @@ describe("migrations", () => {
         "036_conversation_events",
         "037_conversation_reads",
         "038_export_order_indexes",
+        "039_account_suspension",
+        "040_assist_and_audit",
+        "041_agency_brand",
+        "043_usage_indexes",
+        "044_search_trigram",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

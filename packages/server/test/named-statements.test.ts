@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { StatementNames } from "../src/platform/db/named-statements.ts";
+import { PLAN_EACH_CALL, StatementNames } from "../src/platform/db/named-statements.ts";
 import { PG_URL, startTestApp, type TestApp } from "./helpers.ts";
 
 describe("statement names", () => {
@@ -13,6 +13,8 @@ describe("statement names", () => {
     const names = new StatementNames();
     expect(names.nameFor("select 1", 0)).toBeUndefined();
     expect(names.nameFor("insert into t values ($1, …)", 33)).toBeUndefined();
+    // A search's statement is planned with its values on every call.
+    expect(names.nameFor(`select * from t where x like $1 ${PLAN_EACH_CALL}`, 1)).toBeUndefined();
     const first = names.nameFor("select * from t where id = $1", 1);
     expect(first).toMatch(/^parley_auto_\d+$/);
     expect(names.nameFor("select * from t where id = $1", 1)).toBe(first);

@@ -104,6 +104,29 @@ describe("message search", () => {
     expect(await search(browser, "cafe")).toEqual([]);
   });
 
+  it("finds a contact by any piece of its name, phone, e-mail or channel id, after an edit too", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    const { browser: stranger } = await ownerBrowser(t);
+    await incoming(acc.apiKey, { fromId: "zoe-7", body: "hi", firstName: 'Zoë "Zed"' });
+    const ids = async (b: Browser, q: string) => (await search(b, q)).map((h) => h.contact.fromId);
+    // Three characters and more go through the trigram index; shorter through a scan.
+    expect(await ids(browser, 'ë "ZE')).toEqual(["zoe-7"]);
+    expect(await ids(browser, "oe-")).toEqual(["zoe-7"]);
+    expect(await ids(browser, "zo")).toEqual(["zoe-7"]);
+    expect(await ids(stranger, "zoe-7")).toEqual([]);
+    const [hit] = await search(browser, "zoe-7");
+    const edit = await browser.req({
+      method: "PATCH",
+      url: `/app/api/contacts/${hit!.contact.id}`,
+      payload: { firstName: "Marguerite", email: "mq@example.org" },
+    });
+    expect(edit.statusCode, edit.body).toBe(200);
+    expect(await ids(browser, "GUERIT")).toEqual(["zoe-7"]);
+    expect(await ids(browser, "q@example.o")).toEqual(["zoe-7"]);
+    expect(await ids(browser, "zed")).toEqual([]);
+    expect(await ids(browser, "mq@example.org zoe")).toEqual([]);
+  });
+
   it("finds a new message at once, and no longer finds an erased contact's", async () => {
     const { acc, browser } = await ownerBrowser(t);
     await incoming(acc.apiKey, { fromId: "gone-1", body: "first words" });

@@ -112,6 +112,9 @@ const TABLE: Record<string, Row> = {
     auth: "key",
     foreign: (w) => `/v1/messages/${w.b.inboundMessageId}/media`,
   },
+  // A signed media link (a person's attachment, for the webhook receiver and providers): the link is
+  // the credential; test/app-reply-attachments.test.ts checks foreign, tampered and expired links.
+  "GET /v1/media/:messageId": { auth: "none" },
   "POST /v1/messages/:messageId/resend": {
     auth: "key",
     foreign: (w) => `/v1/messages/${w.b.outboundMessageId}/resend`,
@@ -214,6 +217,22 @@ const TABLE: Record<string, Row> = {
     auth: "agency",
     foreign: (w) => `/v1/subaccounts/${w.y.subaccountId}/credits/transactions`,
   },
+  "GET /v1/subaccounts/:id/usage": {
+    auth: "agency",
+    foreign: (w) => `/v1/subaccounts/${w.y.subaccountId}/usage`,
+  },
+  "GET /v1/subaccounts/:id/usage.csv": {
+    auth: "agency",
+    foreign: (w) => `/v1/subaccounts/${w.y.subaccountId}/usage.csv`,
+  },
+  "POST /v1/subaccounts/:id/suspend": {
+    auth: "agency",
+    foreign: (w) => `/v1/subaccounts/${w.y.subaccountId}/suspend`,
+  },
+  "POST /v1/subaccounts/:id/resume": {
+    auth: "agency",
+    foreign: (w) => `/v1/subaccounts/${w.y.subaccountId}/resume`,
+  },
 };
 
 /** Routes outside the table's concern: health, the document, the docs page, the static web app. */
@@ -227,6 +246,9 @@ const APP_OPEN = new Set([
   "GET /app/api/session/state",
   "GET /app/api/invites/:token",
   "POST /app/api/invites/:token/accept",
+  // The sign-in page's brand (by the request's host) and an agency's logo: shown before anyone signs in.
+  "GET /app/api/brand/sign-in",
+  "GET /app/api/brand-logos/:logoId",
   "POST /app/api/password-resets",
   "GET /app/api/password-resets/:token",
   "POST /app/api/password-resets/:token",

@@ -239,6 +239,8 @@ describe("sub-accounts", () => {
         "email",
         "id",
         "name",
+        "status",
+        "suspendedAt",
       ]);
 
       const bad = await call("GET", "/v1/subaccounts?limit=0", a.apiKey);

@@ -164,8 +164,11 @@ describe(`the widget's public endpoints (${DIALECT})`, () => {
       title: "Shop chat",
       greeting: "Hello from the shop!",
       color: expect.stringMatching(/^#[0-9a-f]{6}$/),
+      textColor: "#ffffff",
       position: "right",
       collectEmail: false,
+      // An agency's brand for its sub-accounts (test/branding.test.ts); none here.
+      brand: null,
     });
     expect(corsOf(ok)).toBe(SHOP);
     expect(String(ok.headers.vary)).toMatch(/origin/i);

@@ -4,7 +4,7 @@ import { Navigate, Outlet, Route, Routes, useLocation } from "react-router";
 import { AppLayout } from "./components/AppLayout.tsx";
 import { ErrorState } from "./components/States.tsx";
 import { useOnboardingStatus } from "./lib/queries/auth.ts";
-import { useSession } from "./lib/session.ts";
+import { accountSuspended, useSession } from "./lib/session.ts";
 
 // Each page is its own chunk, fetched when first visited: the first load carries only the shell and
 // its page (docs/performance.md, "Web app size"). A new page: one more line like these.
@@ -26,6 +26,9 @@ const OnboardingPage = lazy(() =>
 );
 const ResetPasswordPage = lazy(() =>
   import("./pages/auth/ResetPasswordPage.tsx").then((m) => ({ default: m.ResetPasswordPage })),
+);
+const SuspendedPage = lazy(() =>
+  import("./pages/auth/SuspendedPage.tsx").then((m) => ({ default: m.SuspendedPage })),
 );
 const SignInPage = lazy(() => import("./pages/auth/SignInPage.tsx").then((m) => ({ default: m.SignInPage })));
 const CampaignPage = lazy(() =>
@@ -101,6 +104,13 @@ function SignedOutRedirect() {
 export function App() {
   const session = useSession();
   if (session.isPending) return <FullPageLoader />;
+  if (!session.data && accountSuspended()) {
+    return (
+      <Suspense fallback={<FullPageLoader />}>
+        <SuspendedPage />
+      </Suspense>
+    );
+  }
   if (session.isError) {
     return (
       <Center h="100vh" p="md">

@@ -1,15 +1,14 @@
 import "@mantine/core/styles.css";
 import "@mantine/notifications/styles.css";
 import "@mantine/charts/styles.css";
-import { MantineProvider } from "@mantine/core";
 import { Notifications } from "@mantine/notifications";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter } from "react-router";
 import { App } from "./App.tsx";
+import { BrandedMantine } from "./components/BrandedMantine.tsx";
 import { ApiError } from "./lib/api.ts";
-import { cssVariables, theme } from "./lib/theme.ts";
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -23,13 +22,14 @@ const queryClient = new QueryClient({
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
-    <MantineProvider theme={theme} cssVariablesResolver={cssVariables} defaultColorScheme="light">
-      <Notifications position="top-right" />
-      <QueryClientProvider client={queryClient}>
+    <QueryClientProvider client={queryClient}>
+      {/* Inside the queries: the theme follows the session's brand (an agency's sub-accounts). */}
+      <BrandedMantine>
+        <Notifications position="top-right" />
         <BrowserRouter>
           <App />
         </BrowserRouter>
-      </QueryClientProvider>
-    </MantineProvider>
+      </BrandedMantine>
+    </QueryClientProvider>
   </StrictMode>,
 );

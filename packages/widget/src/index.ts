@@ -10,8 +10,12 @@ interface WidgetConfig {
   title: string;
   greeting: string;
   color: string;
+  /** White or near-black, whichever reads on `color`. */
+  textColor?: string;
   position: "right" | "left";
   collectEmail: boolean;
+  /** A sub-account's agency's brand: its name (and logo) in the header instead of nothing of Parley's. */
+  brand?: { name: string; logoUrl: string | null } | null;
 }
 
 interface Message {
@@ -61,7 +65,8 @@ async function start(): Promise<void> {
   const channelId = script?.dataset.channel;
   if (!script || !channelId || (window as { __parleyWidget?: boolean }).__parleyWidget) return;
   (window as { __parleyWidget?: boolean }).__parleyWidget = true;
-  const api = `${new URL(script.src, location.href).origin}/widget/v1/channels/${encodeURIComponent(channelId)}`;
+  const origin = new URL(script.src, location.href).origin;
+  const api = `${origin}/widget/v1/channels/${encodeURIComponent(channelId)}`;
 
   // A page Parley does not know (not in allowedOrigins), a paused chat: nothing is drawn.
   let config: WidgetConfig;
@@ -92,6 +97,8 @@ async function start(): Promise<void> {
   root.append(style);
   const wrap = el("div", { class: `wrap ${config.position === "left" ? "left" : "right"}` });
   wrap.style.setProperty("--accent", /^#[0-9a-f]{6}$/i.test(config.color) ? config.color : "#2563eb");
+  const onAccent = config.textColor ?? "";
+  wrap.style.setProperty("--on-accent", /^#[0-9a-f]{6}$/i.test(onAccent) ? onAccent : "#fff");
   root.append(wrap);
 
   const panelId = "parley-panel";
@@ -110,7 +117,15 @@ async function start(): Promise<void> {
   const header = el("header");
   const title = el("h2", {}, config.title);
   const close = el("button", { type: "button", class: "close", "aria-label": "Close chat" }, "×");
-  header.append(title, close);
+  const heading = el("div", { class: "heading" });
+  if (config.brand?.logoUrl) {
+    heading.append(el("img", { class: "logo", src: new URL(config.brand.logoUrl, origin).href, alt: "" }));
+  }
+  const titles = el("div");
+  titles.append(title);
+  if (config.brand) titles.append(el("p", { class: "brand" }, config.brand.name));
+  heading.append(titles);
+  header.append(heading, close);
   const log = el("div", {
     class: "log",
     role: "log",

@@ -754,6 +754,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/subaccounts/{id}/suspend": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Suspend a sub-account (extension, agency only)
+     * @description Its API key and its people's sessions are refused with 403 ACCOUNT_SUSPENDED, its bot does not answer and its campaigns and follow-ups send nothing; incoming messages are still stored and nothing is deleted. Idempotent (suspendedAt stays the first time). No body. Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's or the agency itself).
+     */
+    post: operations["suspendSubaccount"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}/resume": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume a suspended sub-account (extension, agency only)
+     * @description Its key, sessions, bot and running campaigns work again, as they were. Idempotent. No body. Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).
+     */
+    post: operations["resumeSubaccount"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/subaccounts/{id}/credits/transactions": {
     parameters: {
       query?: never;
@@ -786,6 +826,46 @@ export interface paths {
      * @description Grants, bot replies and operator adjustments, newest first, cursor pagination. Errors: VALIDATION_ERROR, INVALID_CURSOR (400).
      */
     get: operations["listCreditTransactions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A sub-account's usage per day (extension, agency only)
+     * @description Per UTC day, the last `days` days up to today (default 30), every day present (zeros when quiet): messages in and out, bot replies, credits used, deliveries succeeded and failed. A message counts on the day it was written; its delivery outcome is the one it has now. Authenticated only by the `x-api-key` header. Errors: VALIDATION_ERROR (400, `days` outside 1–90), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).
+     */
+    get: operations["getSubaccountUsage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/subaccounts/{id}/usage.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A sub-account's usage per day as CSV (extension, agency only)
+     * @description The same figures as GET /v1/subaccounts/{id}/usage, a row a day, as a download. Per UTC day, the last `days` days up to today (default 30), every day present (zeros when quiet): messages in and out, bot replies, credits used, deliveries succeeded and failed. A message counts on the day it was written; its delivery outcome is the one it has now. Authenticated only by the `x-api-key` header. Errors: VALIDATION_ERROR (400, `days` outside 1–90), NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).
+     */
+    get: operations["getSubaccountUsageCsv"];
     put?: never;
     post?: never;
     delete?: never;
@@ -8515,6 +8595,10 @@ export interface operations {
                 /** @description Suggested grant, sent in the event as recharge_amount */
                 rechargeAmount: number;
               } | null;
+              /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+              status: "active" | "suspended";
+              /** @description ISO 8601 UTC; null while active */
+              suspendedAt: string | null;
               /** @description ISO 8601 UTC */
               createdAt: string;
             }[];
@@ -8656,6 +8740,10 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
             /** @description The sub-account's API key, shown only in this answer */
@@ -8846,6 +8934,10 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
           };
@@ -9004,6 +9096,10 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
           };
@@ -9185,6 +9281,316 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  suspendSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  resumeSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
           };
@@ -9566,6 +9972,320 @@ export interface operations {
         };
         content: {
           "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSubaccountUsage: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, ending today (1–90, default 30) */
+        days?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The first day, YYYY-MM-DD (UTC) */
+            from: string;
+            /** @description The last day (today, UTC) */
+            to: string;
+            /** @description Every day of the period, oldest first (quiet days are zeros) */
+            days: {
+              /** @description YYYY-MM-DD, a UTC day */
+              date: string;
+              /** @description Messages the client's contacts sent */
+              messagesIn: number;
+              /** @description Messages sent to contacts (bot, people and the API) */
+              messagesOut: number;
+              /** @description Of messagesOut, those the bot sent */
+              botReplies: number;
+              /** @description Credits the client's bot used (two decimals) */
+              creditsUsed: number;
+              /** @description Outgoing messages sent (or delivered, or read) */
+              deliveriesSucceeded: number;
+              /** @description Outgoing messages whose delivery failed for good */
+              deliveriesFailed: number;
+            }[];
+            totals: {
+              /** @description Messages the client's contacts sent */
+              messagesIn: number;
+              /** @description Messages sent to contacts (bot, people and the API) */
+              messagesOut: number;
+              /** @description Of messagesOut, those the bot sent */
+              botReplies: number;
+              /** @description Credits the client's bot used (two decimals) */
+              creditsUsed: number;
+              /** @description Outgoing messages sent (or delivered, or read) */
+              deliveriesSucceeded: number;
+              /** @description Outgoing messages whose delivery failed for good */
+              deliveriesFailed: number;
+              /** @description Percent of the period's finished deliveries that succeeded (one decimal); null when none */
+              deliverySuccessRate: number | null;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSubaccountUsageCsv: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, ending today (1–90, default 30) */
+        days?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/csv: a header row (date, messages_in, messages_out, bot_replies, credits_used, deliveries_succeeded, deliveries_failed), then a row a day, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": string;
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "text/csv": {
             error: {
               /** @description UPPER_SNAKE error code */
               code: string;

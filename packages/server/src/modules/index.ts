@@ -3,6 +3,7 @@ import type { Module } from "../context.ts";
 import { accountsModule } from "./accounts/index.ts";
 import { appApiModule } from "./app-api/index.ts";
 import { botModule } from "./bot/index.ts";
+import { brandingModule } from "./branding/index.ts";
 import { cannedRepliesModule } from "./canned-replies/index.ts";
 import { channelsModule } from "./channels/index.ts";
 import { contactsModule } from "./contacts/index.ts";
@@ -36,6 +37,7 @@ export const MODULES: Module[] = [
   outgoingModule,
   channelsModule,
   exportsModule,
+  brandingModule,
   // The web app's door, after the domains it calls.
   appApiModule,
   operationsModule,

@@ -27,6 +27,7 @@ export const ID_PREFIXES = {
   note: "nt",
   conversationEvent: "cve",
   cannedReply: "cr",
+  auditEntry: "aud",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

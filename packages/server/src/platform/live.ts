@@ -23,6 +23,20 @@ export type VisitorEvent = { type: "typing" } | { type: "message" };
 export type VisitorListener = (event: VisitorEvent) => void;
 export const VISITOR_CHANNEL = "parley_visitor";
 
+/**
+ * A teammate's presence heartbeat in a conversation (viewing, typing, or left): nothing is stored;
+ * every API node keeps its own short-lived board of them (modules/app-api/presence.ts).
+ */
+export interface PresenceBeat {
+  accountId: string;
+  conversationId: string;
+  userId: string;
+  name: string;
+  state: "viewing" | "typing" | "left";
+}
+export type PresenceListener = (beat: PresenceBeat) => void;
+export const PRESENCE_CHANNEL = "parley_presence";
+
 export interface Live {
   /** Call after the change is committed; never throws, never waits for the listeners. */
   publish(accountId: string, event: LiveEvent): void;
@@ -36,6 +50,10 @@ export interface Live {
   publishSessionsEnded(accountId: string): void;
   /** Returns the unsubscribe. */
   subscribeSessionsEnded(accountId: string, listener: () => void): () => void;
+  /** A presence heartbeat to every node's presence board (this one included); never throws. */
+  publishPresence(beat: PresenceBeat): void;
+  /** Every account's heartbeats (one board per node listens). Returns the unsubscribe. */
+  subscribePresence(listener: PresenceListener): () => void;
   close(): Promise<void>;
 }
 
@@ -98,6 +116,7 @@ export function inProcessLive(): Live {
   const hub = new LocalHub();
   const visitors = new LocalHub<VisitorEvent>();
   const sessions = new LocalHub<SessionsEnded>();
+  const presence = new LocalHub<PresenceBeat>();
   return {
     publish: (accountId, event) => queueMicrotask(() => hub.emit(accountId, event)),
     subscribe: (accountId, listener) => hub.on(accountId, listener),
@@ -105,10 +124,13 @@ export function inProcessLive(): Live {
     subscribeVisitor: (conversationId, listener) => visitors.on(conversationId, listener),
     publishSessionsEnded: (accountId) => queueMicrotask(() => sessions.emit(accountId, { accountId })),
     subscribeSessionsEnded: (accountId, listener) => sessions.on(accountId, listener),
+    publishPresence: (beat) => queueMicrotask(() => presence.emit(PRESENCE_CHANNEL, beat)),
+    subscribePresence: (listener) => presence.on(PRESENCE_CHANNEL, listener),
     close: async () => {
       hub.clear();
       visitors.clear();
       sessions.clear();
+      presence.clear();
     },
   };
 }
@@ -145,6 +167,15 @@ export function postgresLive(
     }
     return payloads.map(() => undefined);
   });
+  const presence = new LocalHub<PresenceBeat>();
+  const presenceNotifier = new Batcher<string, undefined>(async (payloads) => {
+    try {
+      await notify(PRESENCE_CHANNEL, payloads);
+    } catch (err) {
+      onError(err);
+    }
+    return payloads.map(() => undefined);
+  });
   let closed = false;
   let listening = false;
   let client: pg.Client | null = null;
@@ -157,6 +188,14 @@ export function postgresLive(
     if (closed) return;
     const c = new pg.Client({ connectionString: databaseUrl });
     c.on("notification", (msg) => {
+      if (msg.channel === PRESENCE_CHANNEL && msg.payload) {
+        try {
+          const { o, ...beat } = JSON.parse(msg.payload) as PresenceBeat & { o?: string };
+          // This node's own heartbeats reached its board when published.
+          if (o !== origin && typeof beat.accountId === "string") presence.emit(PRESENCE_CHANNEL, beat);
+        } catch {}
+        return;
+      }
       if (msg.channel === VISITOR_CHANNEL && msg.payload) {
         try {
           const { v, t, o } = JSON.parse(msg.payload) as { v: string; t: string; o?: string };
@@ -194,6 +233,7 @@ export function postgresLive(
       await c.connect();
       await c.query(`listen ${LIVE_CHANNEL}`);
       await c.query(`listen ${VISITOR_CHANNEL}`);
+      await c.query(`listen ${PRESENCE_CHANNEL}`);
       if (closed) {
         await c.end().catch(() => {});
         return;
@@ -233,12 +273,20 @@ export function postgresLive(
       void notifier.submit(JSON.stringify({ a: accountId, s: 1, o: origin }));
     },
     subscribeSessionsEnded: (accountId, listener) => sessions.on(accountId, listener),
+    publishPresence(beat) {
+      if (closed) return;
+      // Here at once, and to the other nodes by NOTIFY on their own channel.
+      queueMicrotask(() => presence.emit(PRESENCE_CHANNEL, beat));
+      void presenceNotifier.submit(JSON.stringify({ ...beat, o: origin }));
+    },
+    subscribePresence: (listener) => presence.on(PRESENCE_CHANNEL, listener),
     async close() {
       closed = true;
       listening = false;
       hub.clear();
       visitors.clear();
       sessions.clear();
+      presence.clear();
       await client?.end().catch(() => {});
     },
   };

@@ -7,6 +7,9 @@ import type { Session } from "../lib/api-types.ts";
 import { useLiveUpdates } from "../lib/live.ts";
 import { signOut as endSession } from "../lib/queries/auth.ts";
 import { canManage, useSetSession } from "../lib/session.ts";
+import { AssistBanner } from "./AssistBanner.tsx";
+import { BrandMark, BrandName } from "./BrandMark.tsx";
+import { ClientSwitcher } from "./ClientSwitcher.tsx";
 import { NotificationBell } from "./NotificationBell.tsx";
 
 const NAV = [
@@ -59,15 +62,16 @@ export function AppLayout({ session }: { session: Session }) {
               size="sm"
               aria-label="Toggle navigation"
             />
-            <img src="/favicon.svg" alt="" width={28} height={28} />
-            <Text fw={700} size="lg">
-              Parley
-            </Text>
+            <BrandMark brand={session.brand} size={28} />
+            <BrandName brand={session.brand} />
             <Text c="dimmed" size="sm" visibleFrom="xs" truncate>
               {session.account.name}
             </Text>
           </Group>
           <Group gap="xs" wrap="nowrap">
+            {(session.assist || (session.account.kind === "agency" && canManage(session))) && (
+              <ClientSwitcher session={session} />
+            )}
             <NotificationBell />
             <Menu position="bottom-end" withinPortal>
               <Menu.Target>
@@ -111,6 +115,7 @@ export function AppLayout({ session }: { session: Session }) {
         </Button>
       </AppShell.Navbar>
       <AppShell.Main>
+        {session.assist && <AssistBanner assist={session.assist} />}
         <Outlet />
       </AppShell.Main>
     </AppShell>

@@ -19,16 +19,19 @@ export function DailyBarChart({
   data,
   series,
   stacked = false,
+  headingOrder = 2,
 }: {
   title: string;
   summary: string;
   data: Array<Record<string, unknown> & { day: string }>;
   series: BarChartSeries[];
   stacked?: boolean;
+  /** 3 when the charts sit in a section under its own h2 (the sub-account page's usage). */
+  headingOrder?: 2 | 3;
 }) {
   return (
     <Paper withBorder p="md" radius="md" component="figure" m={0} aria-label={title}>
-      <Title order={2} size="h4" mb={4}>
+      <Title order={headingOrder} size="h4" mb={4}>
         {title}
       </Title>
       <Text size="sm" c="dimmed" mb="sm" component="figcaption">

@@ -62,6 +62,7 @@ export type PreviewResult = ApiResponse<"appPreviewCampaign">;
 
 export type Subaccount = Item<ApiResponse<"appListSubaccounts">["data"]>;
 export type CreditTransaction = Item<ApiResponse<"appSubaccountTransactions">["data"]>;
+export type SubaccountUsage = ApiResponse<"appSubaccountUsage">;
 
 // ---- channels and the dashboard -------------------------------------------------------------------
 

@@ -2,6 +2,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect } from "react";
 import { conversationKeys } from "./queries/conversations.ts";
 import { notificationKeys } from "./queries/notifications.ts";
+import { type Presence, presenceKeys } from "./queries/presence.ts";
 import { SESSION_KEY } from "./session.ts";
 
 /**
@@ -28,6 +29,13 @@ export function useLiveUpdates(enabled: boolean): void {
           void client.invalidateQueries({ queryKey: conversationKeys.detail(conversationId) });
         // What changes a conversation (a hand-over, an assignment) may have rung the bell.
         void client.invalidateQueries({ queryKey: notificationKeys.bell() });
+      });
+      // Who is viewing or typing in a conversation: the whole list, written where the conversation reads it.
+      source.addEventListener("presence", (event) => {
+        try {
+          const presence = JSON.parse((event as MessageEvent<string>).data) as Presence;
+          client.setQueryData(presenceKeys.of(presence.conversationId), presence);
+        } catch {}
       });
       source.addEventListener("open", () => {
         // After a reconnect, catch up on what changed while the stream was down.

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { api, setCsrfToken } from "./api.ts";
-import type { Session } from "./api-types.ts";
+import type { ApiResponse, Session } from "./api-types.ts";
 
 export const SESSION_KEY = ["session"] as const;
 
@@ -10,9 +10,20 @@ export const SESSION_KEY = ["session"] as const;
  * way: a signed-out page logs no 401 in the browser's console.
  */
 export async function fetchSession(): Promise<Session | null> {
-  const state = await api<{ signedIn: boolean; session?: Session }>("GET", "/session/state");
-  setCsrfToken(state.session?.csrfToken ?? null);
+  const state = await api<ApiResponse<"appProbeSession">>("GET", "/session/state");
+  // A suspended account's session keeps its token for signing out, the one thing it may still do.
+  setCsrfToken(state.session?.csrfToken ?? state.csrfToken ?? null);
+  suspended = state.suspended === true;
   return state.signedIn && state.session ? state.session : null;
+}
+
+// Beside the session rather than an error of its query: an errored query refetches whenever another
+// component starts using it, which would swap the "suspended" page and the loader back and forth.
+let suspended = false;
+
+/** Whether the last answer said the cookie's account is a sub-account its agency suspended. */
+export function accountSuspended(): boolean {
+  return suspended;
 }
 
 export function useSession() {
@@ -24,6 +35,7 @@ export function useSetSession() {
   const client = useQueryClient();
   return (session: Session | null) => {
     setCsrfToken(session?.csrfToken ?? null);
+    suspended = false;
     client.setQueryData(SESSION_KEY, session);
   };
 }

@@ -7,7 +7,8 @@ import { useEffect } from "react";
 export function useDocumentTitle(title: string | null | undefined): void {
   useEffect(() => {
     if (!title) return;
-    pageTitle = `${title} · Parley`;
+    shownTitle = title;
+    pageTitle = `${title} · ${productName}`;
     applyTitle();
   }, [title]);
 }
@@ -15,6 +16,17 @@ export function useDocumentTitle(title: string | null | undefined): void {
 // The page's title and the signed-in person's unread count, kept apart so either can change alone.
 let pageTitle = "Parley";
 let unreadCount = 0;
+// An agency's brand name replaces Parley's for its sub-accounts (lib/brand.ts).
+let productName = "Parley";
+let shownTitle: string | null = null;
+
+/** The name after every page's title: the brand's, or Parley. */
+export function setProductName(name: string): void {
+  if (name === productName) return;
+  productName = name;
+  pageTitle = shownTitle ? `${shownTitle} · ${name}` : name;
+  applyTitle();
+}
 
 function applyTitle(): void {
   const count = unreadCount > 99 ? "99+" : String(unreadCount);

@@ -5,7 +5,7 @@ import { AppError } from "../../platform/errors.ts";
 import type { AuthFailureLimiter } from "./auth-failures.ts";
 import type { CachedKey, KeyCache } from "./key-cache.ts";
 import { findAccountByKeyHash } from "./repo.ts";
-import { hashApiKey, sameHash } from "./service.ts";
+import { hashApiKey, isSuspended, sameHash, suspendedError } from "./service.ts";
 
 function firstString(v: unknown): string | undefined {
   if (typeof v === "string") return v;
@@ -49,6 +49,10 @@ export function createAuthHook(db: Db, cache: KeyCache, failures: AuthFailureLim
     if (!found || !sameHash(found.keyHash, keyHash)) {
       await failures.recordFailure(request.ip);
       throw new AppError("UNAUTHORIZED", "Invalid API key");
+    }
+    // The cached row carries suspended_at, and suspending writes accounts, so the cache cannot lag.
+    if (isSuspended(found.account) && !request.routeOptions.config?.acceptsSuspended) {
+      throw suspendedError();
     }
     request.auth = { account: found.account, keyId: found.keyId };
   };

@@ -200,3 +200,31 @@ export function clearAutoRecharge(db: Q, agencyId: string, subaccountId: string)
   });
   return update.executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0);
 }
+
+/**
+ * Suspends (a time) or resumes (null) a sub-account of the agency. Suspending an already suspended one
+ * keeps its first time. Writing accounts moves the key cache's generation, so no cached key outlives it.
+ */
+export function setSuspended(
+  db: Q,
+  agencyId: string,
+  subaccountId: string,
+  at: number | null,
+): Promise<boolean> {
+  const now = Date.now();
+  const update = subaccountUpdate(db, agencyId, subaccountId).set({
+    suspended_at: at === null ? null : sql<number>`coalesce(suspended_at, ${at})`,
+    updated_at: now,
+  });
+  return update.executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0);
+}
+
+export function renameSubaccount(
+  db: Q,
+  agencyId: string,
+  subaccountId: string,
+  name: string,
+): Promise<boolean> {
+  const update = subaccountUpdate(db, agencyId, subaccountId).set({ name, updated_at: Date.now() });
+  return update.executeTakeFirst().then((r) => Number(r.numUpdatedRows) > 0);
+}

@@ -39,6 +39,18 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 /** Standard Webhooks secret: "whsec_" + base64 of 24 random bytes. */
+/** A sub-account its agency suspended: its key and sessions are refused, its bot is silent. */
+export function isSuspended(account: Pick<AccountRow, "suspended_at">): boolean {
+  return account.suspended_at != null;
+}
+
+export function suspendedError(): AppError {
+  return new AppError(
+    "ACCOUNT_SUSPENDED",
+    "This account is suspended by its agency; nothing in it was deleted. Ask the agency to resume it.",
+  );
+}
+
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString("base64")}`;
 }

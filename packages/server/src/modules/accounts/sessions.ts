@@ -9,6 +9,7 @@ import type { AccountRow, SessionRow, UserRow } from "../../platform/db/schema.t
 import { AppError } from "../../platform/errors.ts";
 import { normaliseEmail } from "../../platform/text.ts";
 import { findAccountById } from "./repo.ts";
+import { isSuspended, suspendedError } from "./service.ts";
 import { oneAtATime, PAIR_WINDOW_MS, requireAddressAllowed, requirePairAllowed } from "./sign-in-throttle.ts";
 import * as users from "./users-repo.ts";
 
@@ -144,6 +145,9 @@ export async function signIn(
       throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
     }
     await db.write((trx) => users.resetFailures(trx, [pairKey], [knownKey], now));
+    // Told only to whoever knows the password, so suspension cannot be probed by e-mail.
+    const account = await findAccountById(db.kysely, user.account_id);
+    if (account && isSuspended(account)) throw suspendedError();
     const { token, session } = await createSession(db, user);
     return { token, session, user };
   });

@@ -15,6 +15,7 @@ import {
   AutoRechargeBody,
   CreateSubaccountBody,
   GrantResponse,
+  RenameSubaccountBody,
   SubaccountJson,
   SubaccountParams,
   TransactionJson,
@@ -26,9 +27,11 @@ import {
   pageSubaccounts,
   pageTransactions,
   refuseOwnerPassword,
+  renameSubaccount,
   requireAgency,
   requireSubaccount,
   setAutoRecharge,
+  setSubaccountSuspended,
 } from "../credits/service.ts";
 import { AppCreatedSubaccount, BalanceJson } from "./responses.ts";
 import { sessionOf } from "./session.ts";
@@ -155,6 +158,40 @@ export function agencyRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => setAutoRecharge(db, (await agencyOf(request)).id, request.params.id, request.body),
   );
+
+  app.patch(
+    "/subaccounts/:id",
+    {
+      schema: {
+        operationId: "appRenameSubaccount",
+        response: { 200: SubaccountJson },
+        tags: TAGS,
+        params: SubaccountParams,
+        body: RenameSubaccountBody,
+      },
+    },
+    async (request) =>
+      renameSubaccount(db, (await agencyOf(request)).id, request.params.id, request.body.name),
+  );
+
+  for (const [action, suspended] of [
+    ["suspend", true],
+    ["resume", false],
+  ] as const) {
+    app.post(
+      `/subaccounts/:id/${action}`,
+      {
+        schema: {
+          operationId: suspended ? "appSuspendSubaccount" : "appResumeSubaccount",
+          response: { 200: SubaccountJson },
+          tags: TAGS,
+          params: SubaccountParams,
+        },
+      },
+      async (request) =>
+        setSubaccountSuspended(db, (await agencyOf(request)).id, request.params.id, suspended),
+    );
+  }
 
   app.delete(
     "/subaccounts/:id/auto-recharge",

@@ -1,15 +1,17 @@
 // /app/api/events: the web app's live updates (server-sent events), one stream per open tab. Each
-// event names a conversation that changed; the stream ends when its session does.
+// event names a conversation that changed (or, as `presence`, who is viewing or typing in it); the
+// stream ends when its session does.
 import type { FastifyReply } from "fastify";
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { resolveSession, SESSION_COOKIE } from "../accounts/sessions.ts";
+import type { PresenceBoard } from "./presence.ts";
 import { EventStream } from "./responses.ts";
 import { readCookie, sessionOf } from "./session.ts";
 
 const SSE_PING_MS = 25_000;
 
-export function eventRoutes(app: App, ctx: AppContext): void {
+export function eventRoutes(app: App, ctx: AppContext, presence?: PresenceBoard): void {
   const streams = new Set<FastifyReply>();
   app.addHook("preClose", async () => {
     for (const r of streams) r.raw.end();
@@ -51,6 +53,10 @@ export function eventRoutes(app: App, ctx: AppContext): void {
           `event: conversation\ndata: ${JSON.stringify({ conversationId: event.conversationId })}\n\n`,
         );
       });
+      // Who is viewing or typing where changed: the conversation's whole list (the app leaves its own person out).
+      const stopPresence = presence?.subscribe(accountId, (conversationId, people) => {
+        raw.write(`event: presence\ndata: ${JSON.stringify({ conversationId, people })}\n\n`);
+      });
       const ping = setInterval(() => {
         raw.write(": ping\n\n");
         recheck();
@@ -60,6 +66,7 @@ export function eventRoutes(app: App, ctx: AppContext): void {
       const stop = () => {
         clearInterval(ping);
         unsubscribe();
+        stopPresence?.();
         stopRechecks();
         streams.delete(reply);
       };

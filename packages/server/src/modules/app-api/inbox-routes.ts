@@ -11,6 +11,7 @@ import {
   unreadTotal,
 } from "../conversations/service.ts";
 import { resendMessage, sendHumanReply } from "../delivery/send.ts";
+import { REPLY_BODY_LIMIT_BYTES, storeReplyAttachment } from "../messaging/media/reply-attachment.ts";
 import { sendMessageMedia } from "../messaging/routes.ts";
 import { requireMessage } from "../messaging/service.ts";
 import { notify } from "../notifications/service.ts";
@@ -103,6 +104,7 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
   app.post(
     "/conversations/:conversationId/messages",
     {
+      bodyLimit: REPLY_BODY_LIMIT_BYTES,
       schema: {
         operationId: "appReply",
         response: { 201: AppMessageJson },
@@ -114,12 +116,17 @@ export function inboxRoutes(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const info = sessionOf(request);
       const { conversationId } = request.params;
+      const { body, attachment } = request.body;
+      // The conversation is checked before a file is written, so a wrong id stores nothing.
+      if (attachment) await requireInboxRow(ctx.db, info.account.id, conversationId);
+      const media = attachment ? await storeReplyAttachment(ctx, attachment) : null;
       const message = await sendHumanReply(
         ctx,
         info.account.id,
         conversationId,
-        request.body.body,
+        media && body.trim() === "" ? "" : body,
         info.user.id,
+        media,
       );
       // (The browsers hear of it from the conversation's touch in the reply's transaction.)
       const json = only(await messagesJson(ctx.db, info.account.id, [message], maxDeliveryAttempts(ctx)));

@@ -3,7 +3,9 @@
 // (packages/web/src/lib/generated/app-api.ts). The /v1 schemas are reused where the shape is the same.
 import { type Static, type TSchema, Type } from "typebox";
 import { pageOf } from "../../platform/pagination.ts";
+import { AssistJson } from "../assist/schemas.ts";
 import { FunctionCallJson } from "../bot/schemas.ts";
+import { BrandJson } from "../branding/schemas.ts";
 import { ChannelTypeSchema } from "../channels/schemas.ts";
 import { ContactJson } from "../contacts/schemas.ts";
 import { CreatedSubaccountJson } from "../credits/schemas.ts";
@@ -28,12 +30,20 @@ export const SessionJson = Type.Object({
   user: Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: Role }),
   account: Type.Object({ id: Type.String(), name: Type.String(), kind: AccountKind }),
   csrfToken: Type.String(),
+  /** A sub-account's agency's brand (the app shows it instead of Parley's), else null. */
+  brand: Type.Optional(Nullable(BrandJson)),
+  /** Set while an agency person assists this account from their own session (the app's banner). */
+  assist: Type.Optional(Nullable(AssistJson)),
 });
 
 /** GET /session/state: 200 whether or not someone is signed in (the app's probe logs no 401). */
 export const SessionStateJson = Type.Object({
   signedIn: Type.Boolean(),
   session: Type.Optional(SessionJson),
+  /** True when the cookie's account is a suspended sub-account (signedIn is then false). */
+  suspended: Type.Optional(Type.Boolean()),
+  /** With suspended: the session's CSRF token, so the person can still sign out. */
+  csrfToken: Type.Optional(Type.String()),
 });
 
 export const OnboardingState = Type.Object({ needed: Type.Boolean(), allowed: Type.Boolean() });

@@ -6,6 +6,8 @@
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { agencyRoutes } from "./agency-routes.ts";
+import { assistRoutes, createAuditHook } from "./assist-routes.ts";
+import { brandRoutes } from "./brand-routes.ts";
 import { bulkRoutes } from "./bulk-routes.ts";
 import { businessHoursRoutes } from "./business-hours-routes.ts";
 import { campaignRoutes } from "./campaign-routes.ts";
@@ -18,11 +20,14 @@ import { importRoutes } from "./import-routes.ts";
 import { inboxRoutes } from "./inbox-routes.ts";
 import { noteRoutes } from "./note-routes.ts";
 import { notificationRoutes } from "./notification-routes.ts";
+import { PresenceBoard } from "./presence.ts";
+import { presenceRoutes } from "./presence-routes.ts";
 import { createSessionHook } from "./session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { settingsRoutes } from "./settings-routes.ts";
 import { teamRoutes } from "./team-routes.ts";
 import { typingRoutes } from "./typing-routes.ts";
+import { usageAppRoutes } from "./usage-routes.ts";
 
 export const APP_API_PREFIX = "/app/api";
 
@@ -32,16 +37,26 @@ export async function appApiRoutes(api: App, ctx: AppContext): Promise<void> {
     route.config = { auth: "session", ...route.config };
   });
   api.addHook("onRequest", createSessionHook(ctx));
+  // What an agency changes while assisting a client goes into the client's audit log.
+  api.addHook("onSend", createAuditHook(ctx));
 
   sessionRoutes(api, ctx);
+  // Agency assist: the client switcher, assist sessions, the client's switch and audit log.
+  assistRoutes(api, ctx);
   teamRoutes(api, ctx);
   settingsRoutes(api, ctx);
   inboxRoutes(api, ctx);
-  eventRoutes(api, ctx);
+  // Who else is viewing or typing in a conversation: this node's board, pushed on the event streams.
+  const presence = new PresenceBoard(ctx.live, ctx.config.presence);
+  api.addHook("onClose", async () => presence.close());
+  eventRoutes(api, ctx, presence);
+  presenceRoutes(api, ctx, presence);
   // Web app part 2: contacts and lists, campaigns.
   directoryRoutes(api, ctx);
   campaignRoutes(api, ctx);
   agencyRoutes(api, ctx);
+  // The sub-account page's usage charts and CSV.
+  usageAppRoutes(api, ctx);
   importRoutes(api, ctx);
   // Settings → Channels.
   appChannelRoutes(api, ctx);
@@ -57,4 +72,6 @@ export async function appApiRoutes(api: App, ctx: AppContext): Promise<void> {
   bulkRoutes(api, ctx);
   // Settings → Export data.
   exportAppRoutes(api, ctx);
+  // Agency → Brand, and the brand of the sign-in page and its logo (open).
+  brandRoutes(api, ctx);
 }

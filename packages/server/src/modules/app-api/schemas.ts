@@ -83,7 +83,22 @@ export const InboxQuery = Type.Object({
 export const ConversationIdParams = Type.Object({ conversationId: Type.String({ maxLength: 64 }) });
 export const MessageIdParams = Type.Object({ messageId: Type.String({ maxLength: 64 }) });
 
-export const ReplyBody = Type.Object({ body: Type.String({ minLength: 1, maxLength: 10_000 }) });
+export const ReplyBody = Type.Object({
+  // May be empty when an attachment goes alone.
+  body: Type.String({ maxLength: 10_000 }),
+  attachment: Type.Optional(
+    Type.Object(
+      {
+        contentType: Type.String({
+          maxLength: 100,
+          description: "image/png, image/jpeg, image/gif, image/webp or application/pdf",
+        }),
+        data: Type.String({ description: "The file's bytes in base64, at most 16 MiB decoded" }),
+      },
+      { description: "One image or PDF sent with the reply" },
+    ),
+  ),
+});
 
 export const ConversationPatch = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal("open"), Type.Literal("resolved")])),

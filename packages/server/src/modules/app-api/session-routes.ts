@@ -11,6 +11,7 @@ import {
   requestPasswordReset,
 } from "../accounts/password-reset.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import { isSuspended } from "../accounts/service.ts";
 import {
   changePassword,
   endSession,
@@ -22,6 +23,9 @@ import {
 } from "../accounts/sessions.ts";
 import { onboard, onboardingAllowed } from "../accounts/team.ts";
 import { anyAccountExists } from "../accounts/users-repo.ts";
+import { resolveAssist } from "../assist/service.ts";
+import { assistView } from "./assist-routes.ts";
+import { brandedSession } from "./brand-routes.ts";
 import {
   NoContent,
   OnboardedJson,
@@ -42,6 +46,7 @@ import {
   SignInBody,
 } from "./schemas.ts";
 import {
+  assistOf,
   clearSessionCookie,
   clientAddress,
   OPEN,
@@ -105,7 +110,10 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
   app.get(
     "/session",
     { schema: { operationId: "appGetSession", response: { 200: SessionJson }, tags: TAGS } },
-    async (request) => sessionView(sessionOf(request)),
+    async (request) => ({
+      ...(await brandedSession(ctx, sessionOf(request))),
+      assist: assistView(assistOf(request)),
+    }),
   );
 
   // The app's "who is signed in?" on every page: 200 either way, so a signed-out page logs no 401 in
@@ -120,8 +128,15 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
       const token = readCookie(request.headers.cookie, SESSION_COOKIE);
       const info = token ? await resolveSession(ctx.db, token) : null;
       if (!token || !info) return { signedIn: false };
+      // The app shows a "suspended" page instead of the sign-in form.
+      if (isSuspended(info.account)) {
+        return { signedIn: false, suspended: true, csrfToken: info.session.csrf_token };
+      }
       if (info.extended) setSessionCookie(reply, token, info.session.expires_at);
-      return { signedIn: true, session: sessionView(info) };
+      // While assisting a client the app shows that client, with the banner.
+      const assisted = await resolveAssist(ctx, info);
+      const session = await brandedSession(ctx, assisted?.info ?? info);
+      return { signedIn: true, session: { ...session, assist: assistView(assisted?.assist) } };
     },
   );
 
@@ -129,6 +144,8 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
   app.patch(
     "/profile",
     {
+      // The agency person's own profile and password are not changed from inside a client.
+      config: { assist: "refuse" },
       schema: {
         operationId: "appUpdateProfile",
         response: { 200: SessionJson },
@@ -136,7 +153,8 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
         body: ProfileBody,
       },
     },
-    async (request) => sessionView(await setDisplayName(ctx.db, sessionOf(request), request.body.name)),
+    async (request) =>
+      brandedSession(ctx, await setDisplayName(ctx.db, sessionOf(request), request.body.name)),
   );
 
   app.post(
@@ -158,13 +176,16 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
       const account = await findAccountById(ctx.db.kysely, user.account_id);
       if (!account) throw new AppError("INVALID_CREDENTIALS", "The e-mail address or the password is wrong");
       setSessionCookie(reply, token, s.expires_at);
-      return sessionView({ user, account, session: s });
+      return brandedSession(ctx, { user, account, session: s });
     },
   );
 
   app.delete(
     "/session",
-    { schema: { operationId: "appSignOut", response: { 204: NoContent }, tags: TAGS } },
+    {
+      config: { acceptsSuspended: true, assist: "agency" },
+      schema: { operationId: "appSignOut", response: { 204: NoContent }, tags: TAGS },
+    },
     async (request, reply) => {
       await endSession(ctx.db, sessionOf(request).session);
       clearSessionCookie(reply);
@@ -175,6 +196,7 @@ export function sessionRoutes(app: App, ctx: AppContext): void {
   app.post(
     "/password",
     {
+      config: { assist: "refuse" },
       schema: {
         operationId: "appChangePassword",
         response: { 204: NoContent },

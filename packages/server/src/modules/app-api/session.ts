@@ -3,10 +3,13 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
+import { isSuspended, suspendedError } from "../accounts/service.ts";
 import { resolveSession, SESSION_COOKIE, type SessionInfo, sameSecret } from "../accounts/sessions.ts";
+import { type Assist, resolveAssist } from "../assist/service.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 const signedIn = new WeakMap<FastifyRequest, SessionInfo>();
+const assisting = new WeakMap<FastifyRequest, Assist>();
 
 export function readCookie(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
@@ -39,15 +42,25 @@ export function createSessionHook(ctx: AppContext) {
     reply.header("cache-control", "no-store");
     if (request.routeOptions.config.auth === "none") return;
     const token = readCookie(request.headers.cookie, SESSION_COOKIE);
-    const info = token ? await resolveSession(ctx.db, token) : null;
-    if (!token || !info) throw new AppError("UNAUTHORIZED", "Sign in first");
+    const signedInAs = token ? await resolveSession(ctx.db, token) : null;
+    if (!token || !signedInAs) throw new AppError("UNAUTHORIZED", "Sign in first");
+    // An agency person assisting a client acts inside that client only (assist/service.ts).
+    let info: SessionInfo = signedInAs;
+    const assistMode = request.routeOptions.config.assist;
+    const assisted = assistMode === "agency" ? null : await resolveAssist(ctx, signedInAs);
+    if (assisted) {
+      if (assistMode === "refuse") throw new AppError("FORBIDDEN", "Not while assisting a client");
+      info = assisted.info;
+      assisting.set(request, assisted.assist);
+    }
+    if (isSuspended(info.account) && !request.routeOptions.config.acceptsSuspended) throw suspendedError();
     if (!SAFE_METHODS.has(request.method)) {
       const given = request.headers["x-csrf-token"];
       if (typeof given !== "string" || !sameSecret(given, info.session.csrf_token)) {
         throw new AppError("CSRF_FAILED", "Missing or wrong x-csrf-token header");
       }
     }
-    if (info.extended) setSessionCookie(reply, token, info.session.expires_at);
+    if (signedInAs.extended) setSessionCookie(reply, token, signedInAs.session.expires_at);
     signedIn.set(request, info);
   };
 }
@@ -55,6 +68,11 @@ export function createSessionHook(ctx: AppContext) {
 /** The signed-in user once the session hook let the request through (the rate limit counts per user). */
 export function signedInUserId(request: FastifyRequest): string | undefined {
   return signedIn.get(request)?.user.id;
+}
+
+/** Who assists the account in this request, or undefined when it is not an assist. */
+export function assistOf(request: FastifyRequest): Assist | undefined {
+  return assisting.get(request);
 }
 
 /** The signed-in person of a session route. */

@@ -3,7 +3,6 @@
 import type { AppContext } from "../../context.ts";
 import type { App } from "../../platform/http/types.ts";
 import { inviteLink, requestLinkBase } from "../../platform/public-url.ts";
-import { sessionView } from "../accounts/sessions.ts";
 import {
   acceptInvite,
   CLASH_NOTICE,
@@ -15,6 +14,7 @@ import {
   teamOf,
 } from "../accounts/team.ts";
 import { unassignUser } from "../conversations/inbox-repo.ts";
+import { brandedSession } from "./brand-routes.ts";
 import { AcceptedInviteJson, CreatedInviteJson, InviteLinkJson, NoContent, TeamJson } from "./responses.ts";
 import { AcceptInviteBody, InviteBody, InviteParams, InviteTokenParams, MemberParams } from "./schemas.ts";
 import { clientAddress, OPEN, sessionOf, setSessionCookie } from "./session.ts";
@@ -113,8 +113,10 @@ export function teamRoutes(app: App, ctx: AppContext): void {
       setSessionCookie(reply, token, info.session.expires_at);
       // Not joined: the address signs in elsewhere and its password proved it is theirs (their own
       // session, with the reason); the inviter's side never learns it.
-      if (!joined) return reply.code(200).send({ ...sessionView(info), notice: CLASH_NOTICE });
-      return reply.code(201).send(sessionView(info));
+      if (!joined) {
+        return reply.code(200).send({ ...(await brandedSession(ctx, info)), notice: CLASH_NOTICE });
+      }
+      return reply.code(201).send(await brandedSession(ctx, info));
     },
   );
 }

@@ -12,6 +12,7 @@ import type { AppContext } from "../../context.ts";
 import type { WidgetVisitorRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
+import { brandForAccount } from "../branding/service.ts";
 import { openBlob } from "../messaging/media/store.ts";
 import {
   bearer,
@@ -109,9 +110,10 @@ export async function widgetRoutes(app: App, ctx: AppContext): Promise<void> {
       .send();
   });
 
-  app.get(`${PREFIX}/config`, { ...open, schema: { hide: true, params: ChannelParams } }, async (request) =>
-    publicConfig(channelOf(request)),
-  );
+  app.get(`${PREFIX}/config`, { ...open, schema: { hide: true, params: ChannelParams } }, async (request) => {
+    const channel = channelOf(request);
+    return publicConfig(channel, await brandForAccount(ctx.db, channel.row.account_id));
+  });
 
   app.post(
     `${PREFIX}/visitors`,

@@ -7,12 +7,13 @@ import type { AppContext } from "../../context.ts";
 import type { ChannelRow, WidgetVisitorRow } from "../../platform/db/schema.ts";
 import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
+import { type PublicBrand, textColorOn } from "../branding/service.ts";
 import { findOrCreateContactByExternalId, updateContactDetails } from "../contacts/repo.ts";
 import { parseEmail } from "../contacts/service.ts";
 import { markContactSeen } from "../conversations/repo.ts";
 import { decodeDataUri, sniff } from "../messaging/media/sniff.ts";
 import { storeBlob } from "../messaging/media/store.ts";
-import { parseWebConfig, type WebConfig } from "./adapters/web.ts";
+import { DEFAULT_WIDGET_COLOR, parseWebConfig, type WebConfig } from "./adapters/web.ts";
 import { findChannelPublic, findVisitorByTokenHash, insertVisitor, touchVisitor } from "./repo.ts";
 import { acceptChannelMessage } from "./service.ts";
 import {
@@ -68,15 +69,21 @@ export function checkOrigin(channel: WidgetChannel, origin: string | undefined):
   return origin;
 }
 
-/** What the page needs to draw the widget, and nothing else. */
-export function publicConfig(channel: WidgetChannel) {
+/**
+ * What the page needs to draw the widget, and nothing else. A sub-account's widget carries its
+ * agency's brand (name, logo, and its colour in place of Parley's default one).
+ */
+export function publicConfig(channel: WidgetChannel, brand: PublicBrand | null = null) {
   const c = channel.config;
+  const color = brand && c.color === DEFAULT_WIDGET_COLOR ? brand.color : c.color;
   return {
     title: c.title,
     greeting: c.greeting,
-    color: c.color,
+    color,
+    textColor: textColorOn(color),
     position: c.position,
     collectEmail: c.collectEmail,
+    brand: brand ? { name: brand.name, logoUrl: brand.logoUrl } : null,
   };
 }
 

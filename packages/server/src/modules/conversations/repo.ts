@@ -215,6 +215,7 @@ export async function readSwitches(
     .innerJoin("accounts", "accounts.id", "conversations.account_id")
     .select([
       "accounts.bot_active as account_active",
+      "accounts.suspended_at as suspended_at",
       "contacts.bot_active as contact_active",
       "conversations.bot_paused as paused",
     ])
@@ -223,7 +224,8 @@ export async function readSwitches(
     .executeTakeFirst();
   if (!row) return undefined;
   return {
-    accountActive: Number(row.account_active) === 1,
+    // A suspended sub-account's bot is off (replies, away messages, follow-ups) until it is resumed.
+    accountActive: Number(row.account_active) === 1 && row.suspended_at == null,
     contactActive: Number(row.contact_active) === 1,
     conversationPaused: Number(row.paused) === 1,
   };

@@ -3,6 +3,7 @@
 // marked. Account id first; another account's messages never match.
 import { type Kysely, sql } from "kysely";
 import type { Db } from "../../platform/db/index.ts";
+import { PLAN_EACH_CALL } from "../../platform/db/named-statements.ts";
 import type { Database } from "../../platform/db/schema.ts";
 
 /** The newest matching messages a search looks at (their conversations make the result). */
@@ -56,7 +57,7 @@ export async function newestMatches(
     const { rows } = await sql<MessageHit>`
       select id, conversation_id, body from messages
       where account_id = ${accountId} and to_tsvector('simple', body) @@ to_tsquery('simple', ${tsquery})
-      order by id desc limit ${limit}`.execute(k);
+      order by id desc limit ${limit} ${sql.raw(PLAN_EACH_CALL)}`.execute(k);
     return rows;
   }
   // FTS5: each term a quoted string (no operator can get in); the account column keeps the scan to

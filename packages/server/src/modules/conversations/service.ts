@@ -124,7 +124,7 @@ export async function pageInbox(db: Db, accountId: string, userId: string, query
   const [hits, byContact] = q
     ? await Promise.all([
         search.newestMatches(db, accountId, terms),
-        inbox.contactMatches(db.kysely, accountId, q, search.SEARCH_HITS),
+        inbox.contactMatches(db.kysely, accountId, q, search.SEARCH_HITS, db.dialect),
       ])
     : [[], []];
   const matchOf = new Map<string, search.MessageHit>();

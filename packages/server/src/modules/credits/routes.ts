@@ -27,6 +27,7 @@ import {
   requireAgency,
   requireSubaccount,
   setAutoRecharge,
+  setSubaccountSuspended,
   subaccountView,
 } from "./service.ts";
 
@@ -182,6 +183,38 @@ export function creditRoutes(app: App, ctx: AppContext): void {
     },
     async (request) => clearAutoRecharge(db, accountOf(request).id, request.params.id),
   );
+
+  for (const [action, suspended] of [
+    ["suspend", true],
+    ["resume", false],
+  ] as const) {
+    app.post(
+      `/v1/subaccounts/:id/${action}`,
+      {
+        config: agencyOnly,
+        preValidation: agencyGate,
+        schema: {
+          operationId: suspended ? "suspendSubaccount" : "resumeSubaccount",
+          summary: suspended
+            ? "Suspend a sub-account (extension, agency only)"
+            : "Resume a suspended sub-account (extension, agency only)",
+          description: suspended
+            ? "Its API key and its people's sessions are refused with 403 ACCOUNT_SUSPENDED, its bot " +
+              "does not answer and its campaigns and follow-ups send nothing; incoming messages are still " +
+              "stored and nothing is deleted. Idempotent (suspendedAt stays the first time). No body. " +
+              "Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's or the " +
+              "agency itself)."
+            : "Its key, sessions, bot and running campaigns work again, as they were. Idempotent. No body. " +
+              "Errors: NOT_AGENCY (403), SUBACCOUNT_NOT_FOUND (404, also for another agency's).",
+          tags: ["subaccounts"],
+          security: headerSecurity,
+          params: SubaccountParams,
+          response: { 200: SubaccountJson, ...errorResponses(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request) => setSubaccountSuspended(db, accountOf(request).id, request.params.id, suspended),
+    );
+  }
 
   app.get(
     "/v1/subaccounts/:id/credits/transactions",

@@ -18,6 +18,10 @@ export const SubaccountJson = Type.Object({
   name: Type.String(),
   credits: Type.Number({ description: "Balance in credits (two decimals)" }),
   autoRecharge: AutoRechargeJson,
+  status: Type.Union([Type.Literal("active"), Type.Literal("suspended")], {
+    description: "suspended: its API key and sessions are refused and its bot is silent; nothing is deleted",
+  }),
+  suspendedAt: Type.Union([Type.String(), Type.Null()], { description: "ISO 8601 UTC; null while active" }),
   createdAt: Type.String({ description: "ISO 8601 UTC" }),
 });
 
@@ -40,6 +44,10 @@ export const CreatedSubaccountJson = Type.Object({
 export const CreateSubaccountBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   name: Type.Optional(Type.String({ maxLength: 200, description: "Defaults to the e-mail address" })),
+});
+
+export const RenameSubaccountBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: "The client's name, shown to the agency" }),
 });
 
 export const SubaccountParams = Type.Object({

@@ -43,6 +43,8 @@ export interface SubaccountView {
   name: string;
   credits: number;
   autoRecharge: { threshold: number; rechargeAmount: number } | null;
+  status: "active" | "suspended";
+  suspendedAt: string | null;
   createdAt: string;
 }
 
@@ -56,6 +58,8 @@ export function subaccountView(a: AccountRow): SubaccountView {
       a.auto_recharge_threshold !== null && a.auto_recharge_amount !== null
         ? { threshold: credits(a.auto_recharge_threshold), rechargeAmount: credits(a.auto_recharge_amount) }
         : null,
+    status: a.suspended_at == null ? "active" : "suspended",
+    suspendedAt: a.suspended_at == null ? null : iso(a.suspended_at),
     createdAt: iso(a.created_at),
   };
 }
@@ -175,6 +179,37 @@ export async function clearAutoRecharge(
   subaccountId: string,
 ): Promise<SubaccountView> {
   if (!(await db.write((trx) => accounts.clearAutoRecharge(trx, agencyId, subaccountId)))) {
+    throw new AppError("SUBACCOUNT_NOT_FOUND", `No sub-account ${subaccountId} in this agency`);
+  }
+  return subaccountView(await requireSubaccount(db, agencyId, subaccountId));
+}
+
+/**
+ * Suspends (true) or resumes (false) one of the agency's sub-accounts; idempotent. Only the one column
+ * changes: nothing is deleted, so resuming brings back its key, sessions, bot and campaigns as they were.
+ */
+export async function setSubaccountSuspended(
+  db: Db,
+  agencyId: string,
+  subaccountId: string,
+  suspended: boolean,
+): Promise<SubaccountView> {
+  const at = suspended ? Date.now() : null;
+  if (!(await db.write((trx) => accounts.setSuspended(trx, agencyId, subaccountId, at)))) {
+    throw new AppError("SUBACCOUNT_NOT_FOUND", `No sub-account ${subaccountId} in this agency`);
+  }
+  return subaccountView(await requireSubaccount(db, agencyId, subaccountId));
+}
+
+export async function renameSubaccount(
+  db: Db,
+  agencyId: string,
+  subaccountId: string,
+  name: string,
+): Promise<SubaccountView> {
+  const cleaned = name.trim();
+  if (!cleaned) throw new AppError("VALIDATION_ERROR", "name must not be blank");
+  if (!(await db.write((trx) => accounts.renameSubaccount(trx, agencyId, subaccountId, cleaned)))) {
     throw new AppError("SUBACCOUNT_NOT_FOUND", `No sub-account ${subaccountId} in this agency`);
   }
   return subaccountView(await requireSubaccount(db, agencyId, subaccountId));

@@ -10,6 +10,7 @@ import type { SendOutcome } from "../channels/adapters/types.ts";
 import { channelForDelivery, markChannelError } from "../channels/service.ts";
 import { findContactById, setSmsOptOut } from "../contacts/repo.ts";
 import { findConversationById } from "../conversations/repo.ts";
+import { storedMediaLink } from "../messaging/media/link.ts";
 import { claimSending, lastInboundOf, setDeliveryOutcome, setSendingDone } from "../messaging/repo.ts";
 import type { AttemptResult } from "./attempt.ts";
 import { attemptRowOf, nextAttemptAt, outcomeOf } from "./outcome.ts";
@@ -73,7 +74,10 @@ export async function deliverThroughChannel(
         address: lastInbound?.from_id ?? null,
         phone: contact?.phone ?? null,
         lastInboundAt: lastInbound ? Number(lastInbound.created_at) : null,
-        mediaUrl: m.media_url && /^https?:\/\//.test(m.media_url) ? m.media_url : null,
+        // A person's stored attachment: the provider downloads it through its signed link.
+        mediaUrl:
+          storedMediaLink(ctx.config, m) ??
+          (m.media_url && /^https?:\/\//.test(m.media_url) ? m.media_url : null),
       });
     } catch (err) {
       outcome = failure("channel_error", err instanceof Error ? err.message : String(err), true);

@@ -9,6 +9,7 @@ import type { MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
+import { storedMediaLink } from "../messaging/media/link.ts";
 import { pgSetDeliveryOutcomeSql, pgSetDeliveryOutcomesFrom } from "../messaging/repo.ts";
 import { errorJson } from "../messaging/view.ts";
 import { NOT_CONFIGURED, postSigned } from "./attempt.ts";
@@ -164,7 +165,9 @@ export async function deliverMessageOnPostgres(
     ctx.live.publish(accountId, { conversationId: m.conversation_id });
     return undefined;
   }
-  const body = JSON.stringify(messageEvent(m, m.owner_user_id, m.contact_external_id));
+  const body = JSON.stringify(
+    messageEvent(m, m.owner_user_id, m.contact_external_id, storedMediaLink(ctx.config, m)),
+  );
   const result = await postSigned(ctx, m.webhook_url, m.webhook_secret, m.id, body);
   const at = Date.now();
   const retryAt = result.ok ? null : nextAttemptAt(ctx, job, result);

@@ -12,6 +12,7 @@ import { conversationChanged } from "../../platform/live.ts";
 import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
 import { findContactById } from "../contacts/repo.ts";
 import { channelIdOfConversation } from "../conversations/repo.ts";
+import { storedMediaLink } from "../messaging/media/link.ts";
 import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
 import { errorJson } from "../messaging/view.ts";
 import { NOT_CONFIGURED, postSigned } from "./attempt.ts";
@@ -66,7 +67,7 @@ async function messageTarget(
     url: account.webhook_url,
     secret: account.webhook_secret,
     webhookId: m.id,
-    body: JSON.stringify(messageEvent(m, owner ?? null, contactExternalId)),
+    body: JSON.stringify(messageEvent(m, owner ?? null, contactExternalId, storedMediaLink(ctx.config, m))),
     notConfigured: MESSAGE_NOT_CONFIGURED,
     record: async (trx, outcome) => {
       await setDeliveryOutcome(trx, accountId, m.id, outcome);

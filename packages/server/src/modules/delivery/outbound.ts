@@ -35,6 +35,8 @@ export interface OutboundMessageInput {
   botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | "away" | null;
   /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
   template?: { name: string; language: string; parameters: string[] } | null;
+  /** A person's attachment, already checked and in the blob store (messaging/media/reply-attachment.ts). */
+  media?: { contentType: string; size: number; sha256: string } | null;
   at?: number;
 }
 
@@ -63,10 +65,10 @@ export async function createOutboundMessage(
     reaction_to_message_id: null,
     reaction_to_external_id: null,
     media_url: null,
-    media_content_type: null,
-    media_state: null,
-    media_size: null,
-    media_sha256: null,
+    media_content_type: input.media?.contentType ?? null,
+    media_state: input.media ? "stored" : null,
+    media_size: input.media?.size ?? null,
+    media_sha256: input.media?.sha256 ?? null,
     media_reason: null,
     error: null,
     user_id: input.userId ?? null,

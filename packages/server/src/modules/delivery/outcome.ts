@@ -15,8 +15,17 @@ export const MESSAGE_NOT_CONFIGURED =
   "No custom channel webhook URL is configured for this account; set it in the settings " +
   "(parley account set --webhook-url), then resend the message";
 
-/** The custom channel reply event: the spec's six fields first, then Parley's additive ones. */
-export function messageEvent(m: MessageRow, ownerUserId: string | null, contactExternalId: string | null) {
+/**
+ * The custom channel reply event: the spec's six fields first, then Parley's additive ones. `media` is
+ * the attachment's public URL and type: a person's stored attachment is reached through its signed
+ * link (`storedMediaLink`, passed in by the caller, which has the config).
+ */
+export function messageEvent(
+  m: MessageRow,
+  ownerUserId: string | null,
+  contactExternalId: string | null,
+  storedMediaUrl: string | null = null,
+) {
   return {
     contactId: m.contact_id,
     messageId: m.id,
@@ -28,8 +37,9 @@ export function messageEvent(m: MessageRow, ownerUserId: string | null, contactE
     sender: m.sender,
     campaignId: m.campaign_id,
     createdAt: iso(m.created_at),
-    media:
-      m.media_url && !m.media_url.startsWith("data:")
+    media: storedMediaUrl
+      ? { url: storedMediaUrl, contentType: m.media_content_type }
+      : m.media_url && !m.media_url.startsWith("data:")
         ? { url: m.media_url, contentType: m.media_content_type }
         : null,
   };

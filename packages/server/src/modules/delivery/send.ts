@@ -111,8 +111,10 @@ export async function sendHumanReply(
   conversationId: string,
   body: string,
   userId: string | null,
+  media: { contentType: string; size: number; sha256: string } | null = null,
 ): Promise<MessageRow> {
-  requireText(body, "body");
+  // An attachment may go alone; without one the reply needs text.
+  if (!media) requireText(body, "body");
   const now = Date.now();
   const message = await ctx.db.write(async (trx) => {
     const conversation = await findConversationById(trx, accountId, conversationId);
@@ -134,6 +136,7 @@ export async function sendHumanReply(
       toId: contact?.external_id ?? null,
       campaignId: conversation.campaign_id,
       userId: author,
+      media,
       at: now,
     });
     for (const hook of ctx.onHumanReply) await hook(trx, reply);

@@ -7,9 +7,17 @@ import { type App, accountOf } from "../../platform/http/types.ts";
 import { validatorCompiler } from "../../platform/http/validation.ts";
 import { PageQuery } from "../../platform/pagination.ts";
 import { parseIncoming } from "./incoming-validation.ts";
+import { validMediaLink } from "./media/link.ts";
 import { isTextType } from "./media/sniff.ts";
 import { openBlob } from "./media/store.ts";
-import { ContactParams, IncomingBody, IncomingSuccess, MessagePage, MessageParams } from "./schemas.ts";
+import {
+  ContactParams,
+  IncomingBody,
+  IncomingSuccess,
+  MessagePage,
+  MessageParams,
+  SignedMediaQuery,
+} from "./schemas.ts";
 import { acceptIncomingMessage, getMessage, listContactMessages, requireMessage } from "./service.ts";
 import { MessageJson } from "./view.ts";
 
@@ -23,7 +31,8 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
       url,
       {
         bodyLimit: INCOMING_BODY_LIMIT_BYTES,
-        config: { errorForm: "simple" },
+        // A suspended sub-account still receives: nothing is lost, its bot stays silent.
+        config: { errorForm: "simple", acceptsSuspended: true },
         // The body is checked by parseIncoming (field-naming messages, fixed order); the schema below
         // documents it in OpenAPI. Query strings keep the shared validator.
         validatorCompiler: (req) => (req.httpPart === "body" ? () => true : validatorCompiler(req)),
@@ -103,6 +112,28 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => sendMessageMedia(ctx, accountOf(request).id, request, reply),
+  );
+
+  // The signed link a webhook receiver or a provider downloads a person's attachment with (media/link.ts):
+  // the link is the credential, so no API key. Any bad, foreign or expired link is the same 404.
+  app.get(
+    "/v1/media/:messageId",
+    {
+      config: { auth: "none" },
+      schema: {
+        hide: true,
+        operationId: "getSignedMedia",
+        params: MessageParams,
+        querystring: SignedMediaQuery,
+      },
+    },
+    async (request, reply) => {
+      const { account, expires, signature } = request.query;
+      if (!validMediaLink(ctx.config, request.params.messageId, { account, expires, signature })) {
+        throw new AppError("NOT_FOUND", "This media link is not valid or has expired");
+      }
+      return sendMessageMedia(ctx, account, request, reply);
+    },
   );
 
   app.get(

@@ -67,5 +67,11 @@ export const IncomingSuccess = Type.Object({
 });
 
 export const MessageParams = Type.Object({ messageId: Type.String() });
+/** The query of a signed media link (media/link.ts). */
+export const SignedMediaQuery = Type.Object({
+  account: Type.String({ maxLength: 64 }),
+  expires: Type.Integer({ minimum: 0 }),
+  signature: Type.String({ maxLength: 128 }),
+});
 export const ContactParams = Type.Object({ contactId: Type.String() });
 export const MessagePage = pageOf(MessageJson);

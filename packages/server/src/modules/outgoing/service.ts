@@ -227,6 +227,11 @@ export async function sendTick(
   if (!c || !o || c.outgoing_state !== "running") return;
   const account = await findAccountById(db.kysely, accountId);
   if (!account) return;
+  if (account.suspended_at != null) {
+    // Suspended by its agency: nothing goes out; the campaign stays running and goes on once resumed.
+    await tickLater(ctx, accountId, campaignId, Date.now() + HOURS_RECHECK_MS);
+    return;
+  }
   const hours = await loadBusinessHours(db.kysely, accountId);
   if (o.onlyInHours && !isOpen(hours, Date.now())) {
     await waitForOpening(ctx, accountId, campaignId, hours);
@@ -445,7 +450,17 @@ async function waitForOpening(
 ): Promise<void> {
   const now = Date.now();
   const opening = nextOpening(hours, now);
-  const runAt = Math.min(opening, now + HOURS_RECHECK_MS);
+  await tickLater(ctx, accountId, campaignId, Math.min(opening, now + HOURS_RECHECK_MS), opening);
+}
+
+/** The next tick at runAt (carrying `at` when it is the member's due time), if still running. */
+async function tickLater(
+  ctx: AppContext,
+  accountId: string,
+  campaignId: string,
+  runAt: number,
+  opening?: number,
+): Promise<void> {
   await ctx.db.write(async (trx) => {
     const current = await campaigns.findCampaign(trx, accountId, campaignId);
     if (current?.outgoing_state !== "running") return;

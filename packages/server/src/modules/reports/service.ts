@@ -6,6 +6,7 @@
 // dashboard_days; only the last days are counted live. The dashboard's cost therefore does not grow
 // with the account's history.
 import type { AppContext } from "../../context.ts";
+import { csvText } from "../../platform/csv-out.ts";
 import { functionCallStats, tokenTotals } from "../bot/repo.ts";
 import { listAllChannels } from "../channels/repo.ts";
 import { countWaitingForPerson } from "../conversations/repo.ts";
@@ -30,6 +31,11 @@ export interface DayFigures {
   botFallbacks: number;
   /** Credits the bot used (credits, two decimals). */
   creditsUsed: number;
+  /**
+   * Every message the bot sent (answers, fallbacks, hand-overs, follow-ups, away messages, outgoing
+   * campaigns). Days cached before it was counted lack it: their answers and fallbacks stand in.
+   */
+  botReplies?: number;
   /**
    * The message figures split by channel ('' = the custom channel, else a channel id). Days cached
    * before channels existed lack it: all their messages were on the custom channel.
@@ -88,7 +94,7 @@ async function computeDays(
   toDay: number,
 ): Promise<Map<number, DayFigures>> {
   const figures = new Map<number, DayFigures>();
-  for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY, channels: {} });
+  for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY, botReplies: 0, channels: {} });
   if (toDay <= fromDay) return figures;
   // An account without built-in channels (most) is counted without reading conversations; its
   // messages are all the custom channel's (except those of channels deleted since, which then count
@@ -112,6 +118,7 @@ async function computeDays(
       if (r.sender === "bot" && r.bot_outcome === "fallback") c.botFallbacks += r.n;
     }
     addFigures(f, c);
+    if (r.direction === "outbound" && r.sender === "bot") f.botReplies = (f.botReplies ?? 0) + r.n;
     const channels = f.channels ?? {};
     f.channels = channels;
     const split = channels[r.channel_id] ?? { ...NO_CHANNEL_FIGURES };
@@ -141,7 +148,11 @@ async function liveDays(ctx: AppContext, accountId: string, from: number, to: nu
   return days;
 }
 
-export async function dashboard(ctx: AppContext, accountId: string, days: number, now = Date.now()) {
+/**
+ * The figures of each of the last `days` UTC days up to today's (zeros for a quiet day), from the
+ * cache of finished days where it has them, and the period's message figures per channel.
+ */
+async function dailyFigures(ctx: AppContext, accountId: string, days: number, now: number) {
   const today = Math.floor(now / DAY_MS);
   const first = today - days + 1;
   const settledBefore = today - SETTLED_DAYS + 1;
@@ -163,7 +174,7 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
     );
   }
   const live = await liveDays(ctx, accountId, Math.max(first, settledBefore), today + 1, now);
-  const series = [];
+  const series: Array<{ date: string; figures: DayFigures }> = [];
   const perChannel = new Map<string, ChannelFigures>([["", { ...NO_CHANNEL_FIGURES }]]);
   for (let d = first; d <= today; d++) {
     const stored = cached.get(d);
@@ -174,9 +185,17 @@ export async function dashboard(ctx: AppContext, accountId: string, days: number
       if (!perChannel.has(channelId)) perChannel.set(channelId, { ...NO_CHANNEL_FIGURES });
       addFigures(perChannel.get(channelId)!, c);
     }
-    const { channels: _split, ...day } = f;
-    series.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), ...day });
+    series.push({ date: new Date(d * DAY_MS).toISOString().slice(0, 10), figures: f });
   }
+  return { first, today, series, perChannel };
+}
+
+export async function dashboard(ctx: AppContext, accountId: string, days: number, now = Date.now()) {
+  const { first, today, series: figures, perChannel } = await dailyFigures(ctx, accountId, days, now);
+  const series = figures.map(({ date, figures: f }) => {
+    const { channels: _split, botReplies: _usageOnly, ...day } = f;
+    return { date, ...day };
+  });
   const total = series.reduce(
     (t, d) => ({
       inbound: t.inbound + d.inbound,
@@ -219,4 +238,87 @@ async function byChannel(ctx: AppContext, accountId: string, perChannel: Map<str
       .filter((id) => id !== "" && !known.has(id))
       .map((id) => ({ channelId: id, channelType: null, name: null, ...of(id) })),
   ];
+}
+
+export interface UsageDay {
+  date: string;
+  messagesIn: number;
+  messagesOut: number;
+  botReplies: number;
+  creditsUsed: number;
+  deliveriesSucceeded: number;
+  deliveriesFailed: number;
+}
+
+/**
+ * A sub-account's usage for its agency (issue 38): the dashboard's figures of the last `days` UTC
+ * days under the names the agency reads them by, with the period's totals. The same cache serves
+ * both, so the agency's numbers are the client's own dashboard numbers.
+ */
+export async function usage(ctx: AppContext, accountId: string, days: number, now = Date.now()) {
+  const { series } = await dailyFigures(ctx, accountId, days, now);
+  const rows: UsageDay[] = series.map(({ date, figures: f }) => ({
+    date,
+    messagesIn: f.inbound,
+    messagesOut: f.outbound,
+    botReplies: f.botReplies ?? f.botAnswers + f.botFallbacks,
+    creditsUsed: f.creditsUsed,
+    deliveriesSucceeded: f.sent,
+    deliveriesFailed: f.failed,
+  }));
+  const totals = rows.reduce(
+    (t, d) => ({
+      messagesIn: t.messagesIn + d.messagesIn,
+      messagesOut: t.messagesOut + d.messagesOut,
+      botReplies: t.botReplies + d.botReplies,
+      creditsUsed: Math.round((t.creditsUsed + d.creditsUsed) * 100) / 100,
+      deliveriesSucceeded: t.deliveriesSucceeded + d.deliveriesSucceeded,
+      deliveriesFailed: t.deliveriesFailed + d.deliveriesFailed,
+    }),
+    {
+      messagesIn: 0,
+      messagesOut: 0,
+      botReplies: 0,
+      creditsUsed: 0,
+      deliveriesSucceeded: 0,
+      deliveriesFailed: 0,
+    },
+  );
+  const delivered = totals.deliveriesSucceeded + totals.deliveriesFailed;
+  return {
+    from: rows[0]!.date,
+    to: rows.at(-1)!.date,
+    days: rows,
+    totals: {
+      ...totals,
+      deliverySuccessRate:
+        delivered === 0 ? null : Math.round((totals.deliveriesSucceeded / delivered) * 1000) / 10,
+    },
+  };
+}
+
+export const USAGE_CSV_COLUMNS = [
+  "date",
+  "messages_in",
+  "messages_out",
+  "bot_replies",
+  "credits_used",
+  "deliveries_succeeded",
+  "deliveries_failed",
+] as const;
+
+/** The usage as CSV: a row a day, oldest first (cells through platform/csv-out.ts). */
+export function usageCsv(days: UsageDay[]): string {
+  return csvText([
+    USAGE_CSV_COLUMNS,
+    ...days.map((d) => [
+      d.date,
+      d.messagesIn,
+      d.messagesOut,
+      d.botReplies,
+      d.creditsUsed.toFixed(2),
+      d.deliveriesSucceeded,
+      d.deliveriesFailed,
+    ]),
+  ]);
 }

@@ -42,6 +42,11 @@ import * as m035 from "./migrations/035_canned_replies.ts";
 import * as m036events from "./migrations/036_conversation_events.ts";
 import * as m037reads from "./migrations/037_conversation_reads.ts";
 import * as m038 from "./migrations/038_export_order_indexes.ts";
+import * as m039suspension from "./migrations/039_account_suspension.ts";
+import * as m040assist from "./migrations/040_assist_and_audit.ts";
+import * as m041brand from "./migrations/041_agency_brand.ts";
+import * as m043usage from "./migrations/043_usage_indexes.ts";
+import * as m044trigram from "./migrations/044_search_trigram.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -110,6 +115,11 @@ const MIGRATIONS: Record<string, Migration> = {
   "036_conversation_events": m036events,
   "037_conversation_reads": m037reads,
   "038_export_order_indexes": m038,
+  "039_account_suspension": m039suspension,
+  "040_assist_and_audit": m040assist,
+  "041_agency_brand": m041brand,
+  "043_usage_indexes": m043usage,
+  "044_search_trigram": m044trigram,
 };
 
 class StaticMigrations implements MigrationProvider {

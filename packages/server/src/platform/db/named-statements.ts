@@ -12,6 +12,13 @@ const MAX_NAMED_TEXTS = 500;
  */
 const MAX_NAMED_PARAMETERS = 32;
 
+/**
+ * In a statement's text, runs it unnamed: planned on each call with its values. For a search, whose
+ * best plan depends on the text searched: after five runs of a named statement PostgreSQL may keep a
+ * generic plan, which for a search's pattern scans every contact or message (~200 ms at 100,000).
+ */
+export const PLAN_EACH_CALL = "/* plan each call */";
+
 type PlainQuery = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
 /** The names given to statement texts, shared by the connections of one pool. */
@@ -21,7 +28,9 @@ export class StatementNames {
 
   /** The name to prepare `text` under, or undefined to send it unnamed. */
   nameFor(text: string, parameterCount: number): string | undefined {
-    if (parameterCount === 0 || parameterCount > MAX_NAMED_PARAMETERS) return undefined;
+    if (parameterCount === 0 || parameterCount > MAX_NAMED_PARAMETERS || text.includes(PLAN_EACH_CALL)) {
+      return undefined;
+    }
     const known = this.names.get(text);
     if (known !== undefined || this.names.size >= MAX_NAMED_TEXTS) return known;
     return this.issue(text);

@@ -29,6 +29,8 @@ export interface AccountsTable {
   updated_at: number;
   /** JSON of accounts/business-hours.ts BusinessHours; null = not set (always open). */
   business_hours: string | null;
+  /** When its agency suspended this sub-account (epoch ms); null = active. */
+  suspended_at: number | null;
 }
 
 export interface UsersTable {
@@ -197,6 +199,54 @@ export interface CannedRepliesTable {
   body: string;
   created_at: number;
   updated_at: number;
+}
+
+/** An agency's brand (issue 38): shown to its sub-accounts instead of Parley's. */
+export interface AgencyBrandsTable {
+  account_id: string;
+  name: string;
+  /** #rrggbb, lower case. */
+  color: string;
+  logo_key: string | null;
+  logo_type: string | null;
+  /** Lower-case host[:port] the agency's own address answers on, or null. */
+  public_host: string | null;
+  updated_at: number;
+}
+
+/** An agency session working inside one client (assist/service.ts) until expires_at. */
+export interface AssistGrantsTable {
+  session_id: string;
+  /** The client (sub-account) assisted. */
+  account_id: string;
+  agency_account_id: string;
+  agency_user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** A client's "Allow agency assist" switch; no row = allowed. */
+export interface AssistSettingsTable {
+  account_id: string;
+  allowed: Bool;
+  updated_at: number;
+}
+
+/** One state-changing request made while an agency assisted the account. */
+export interface AuditLogTable {
+  id: string;
+  account_id: string;
+  created_at: number;
+  actor_user_id: string;
+  actor_email: string;
+  actor_name: string | null;
+  agency_account_id: string;
+  agency_name: string;
+  method: string;
+  /** The route pattern (`/app/api/contacts/:id`). */
+  route: string;
+  object_id: string | null;
+  status: number;
 }
 
 /** Something that happened to a conversation besides its messages (a hand-back), shown in its thread. */
@@ -439,6 +489,10 @@ export interface Database {
   conversations: ConversationsTable;
   conversation_notes: ConversationNotesTable;
   canned_replies: CannedRepliesTable;
+  agency_brands: AgencyBrandsTable;
+  assist_grants: AssistGrantsTable;
+  assist_settings: AssistSettingsTable;
+  audit_log: AuditLogTable;
   conversation_events: ConversationEventsTable;
   conversation_reads: ConversationReadsTable;
   messages: MessagesTable;

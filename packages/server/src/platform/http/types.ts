@@ -28,6 +28,14 @@ declare module "fastify" {
   interface FastifyContextConfig {
     auth?: AuthMode;
     errorForm?: ErrorForm;
+    /** The route also serves a suspended sub-account (storing incoming messages, signing out). */
+    acceptsSuspended?: boolean;
+    /**
+     * While an agency assists a client (assist/service.ts): "agency" = the route serves the agency
+     * person (switcher, end assist, sign-out), "refuse" = refused (their own password and profile);
+     * unset = the route acts inside the assisted client.
+     */
+    assist?: "agency" | "refuse";
   }
   interface FastifyRequest {
     auth: AuthContext | null;

@@ -114,6 +114,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/assist/clients": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appListAssistClients"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/assist": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: operations["appStartAssist"];
+    delete: operations["appEndAssist"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/settings/assist": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appGetAssistSettings"];
+    put: operations["appSetAssistSettings"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/audit-log": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appListAuditLog"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/team": {
     parameters: {
       query?: never;
@@ -397,6 +461,25 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/conversations/{conversationId}/presence": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Who else is viewing or typing in a conversation now */
+    get: operations["appPresence"];
+    put?: never;
+    /** A heartbeat: the signed-in person is viewing (every 10 s) or typing in a conversation */
+    post: operations["appPresenceBeat"];
+    /** The signed-in person left the conversation (before the heartbeat runs out) */
+    delete: operations["appPresenceLeave"];
     options?: never;
     head?: never;
     patch?: never;
@@ -754,6 +837,86 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/subaccounts/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch: operations["appRenameSubaccount"];
+    trace?: never;
+  };
+  "/app/api/subaccounts/{id}/suspend": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: operations["appSuspendSubaccount"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/subaccounts/{id}/resume": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: operations["appResumeSubaccount"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/subaccounts/{id}/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appSubaccountUsage"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/subaccounts/{id}/usage.csv": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appSubaccountUsageCsv"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/imports/{importId}": {
     parameters: {
       query?: never;
@@ -1048,6 +1211,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/brand": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appGetBrand"];
+    put: operations["appSetBrand"];
+    post?: never;
+    delete: operations["appRemoveBrand"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/brand/logo": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put: operations["appSetBrandLogo"];
+    post?: never;
+    delete: operations["appRemoveBrandLogo"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/brand/sign-in": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appGetSignInBrand"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/brand-logos/{logoId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get: operations["appGetBrandLogo"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/imports/preview": {
     parameters: {
       query?: never;
@@ -1187,6 +1414,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
             /** @description The account's API key, shown only in this answer */
             apiKey: string;
           };
@@ -1286,6 +1525,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
           };
         };
       };
@@ -1358,6 +1609,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
           };
         };
       };
@@ -1507,7 +1770,21 @@ export interface operations {
                 kind: "standard" | "agency" | "subaccount";
               };
               csrfToken: string;
+              brand?: {
+                name: string;
+                color: string;
+                textColor: string;
+                logoUrl: string | null;
+              } | null;
+              assist?: {
+                agencyName: string;
+                clientId: string;
+                clientName: string;
+                expiresAt: string;
+              } | null;
             };
+            suspended?: boolean;
+            csrfToken?: string;
           };
         };
       };
@@ -1579,6 +1856,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
           };
         };
       };
@@ -1939,6 +2228,436 @@ export interface operations {
               message: string;
               requestId?: string;
             };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appListAssistClients: {
+    parameters: {
+      query?: {
+        search?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              name: string;
+              balance: number;
+              needsHuman: number;
+              suspended: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appStartAssist: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The client (sub-account) to assist */
+          accountId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            agencyName: string;
+            clientId: string;
+            clientName: string;
+            expiresAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appEndAssist: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appGetAssistSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            allowed: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSetAssistSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          allowed: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            allowed: boolean;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appListAuditLog: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              createdAt: string;
+              actor: {
+                userId: string;
+                email: string;
+                name: string | null;
+              };
+              agency: {
+                id: string;
+                name: string;
+              };
+              method: string;
+              route: string;
+              objectId: string | null;
+              status: number;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
           };
         };
       };
@@ -2342,6 +3061,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
             /** @description Not joined: the address signs in to another account (signed in there) */
             notice?: string;
           };
@@ -2366,6 +3097,18 @@ export interface operations {
               kind: "standard" | "agency" | "subaccount";
             };
             csrfToken: string;
+            brand?: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+            assist?: {
+              agencyName: string;
+              clientId: string;
+              clientName: string;
+              expiresAt: string;
+            } | null;
             /** @description Not joined: the address signs in to another account (signed in there) */
             notice?: string;
           };
@@ -3339,6 +4082,13 @@ export interface operations {
       content: {
         "application/json": {
           body: string;
+          /** @description One image or PDF sent with the reply */
+          attachment?: {
+            /** @description image/png, image/jpeg, image/gif, image/webp or application/pdf */
+            contentType: string;
+            /** @description The file's bytes in base64, at most 16 MiB decoded */
+            data: string;
+          };
         };
       };
     };
@@ -3604,6 +4354,209 @@ export interface operations {
         content: {
           "application/json": string;
         };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appPresence: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            conversationId: string;
+            people: {
+              userId: string;
+              name: string;
+              state: "viewing" | "typing";
+            }[];
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appPresenceBeat: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          state: "viewing" | "typing";
+        };
+      };
+    };
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appPresenceLeave: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        conversationId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Structured error */
       500: {
@@ -6368,6 +7321,10 @@ export interface operations {
                 /** @description Suggested grant, sent in the event as recharge_amount */
                 rechargeAmount: number;
               } | null;
+              /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+              status: "active" | "suspended";
+              /** @description ISO 8601 UTC; null while active */
+              suspendedAt: string | null;
               /** @description ISO 8601 UTC */
               createdAt: string;
             }[];
@@ -6445,6 +7402,10 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
             /** @description The sub-account owner's invite, shown only in this answer */
@@ -6736,6 +7697,10 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
           };
@@ -6837,9 +7802,425 @@ export interface operations {
               /** @description Suggested grant, sent in the event as recharge_amount */
               rechargeAmount: number;
             } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
             /** @description ISO 8601 UTC */
             createdAt: string;
           };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appRenameSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The client's name, shown to the agency */
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSuspendSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appResumeSubaccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            id: string;
+            email: string;
+            name: string;
+            /** @description Balance in credits (two decimals) */
+            credits: number;
+            autoRecharge: {
+              /** @description A debit that takes the balance below this fires the event */
+              threshold: number;
+              /** @description Suggested grant, sent in the event as recharge_amount */
+              rechargeAmount: number;
+            } | null;
+            /** @description suspended: its API key and sessions are refused and its bot is silent; nothing is deleted */
+            status: "active" | "suspended";
+            /** @description ISO 8601 UTC; null while active */
+            suspendedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSubaccountUsage: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, ending today (1–90, default 30) */
+        days?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description The first day, YYYY-MM-DD (UTC) */
+            from: string;
+            /** @description The last day (today, UTC) */
+            to: string;
+            /** @description Every day of the period, oldest first (quiet days are zeros) */
+            days: {
+              /** @description YYYY-MM-DD, a UTC day */
+              date: string;
+              /** @description Messages the client's contacts sent */
+              messagesIn: number;
+              /** @description Messages sent to contacts (bot, people and the API) */
+              messagesOut: number;
+              /** @description Of messagesOut, those the bot sent */
+              botReplies: number;
+              /** @description Credits the client's bot used (two decimals) */
+              creditsUsed: number;
+              /** @description Outgoing messages sent (or delivered, or read) */
+              deliveriesSucceeded: number;
+              /** @description Outgoing messages whose delivery failed for good */
+              deliveriesFailed: number;
+            }[];
+            totals: {
+              /** @description Messages the client's contacts sent */
+              messagesIn: number;
+              /** @description Messages sent to contacts (bot, people and the API) */
+              messagesOut: number;
+              /** @description Of messagesOut, those the bot sent */
+              botReplies: number;
+              /** @description Credits the client's bot used (two decimals) */
+              creditsUsed: number;
+              /** @description Outgoing messages sent (or delivered, or read) */
+              deliveriesSucceeded: number;
+              /** @description Outgoing messages whose delivery failed for good */
+              deliveriesFailed: number;
+              /** @description Percent of the period's finished deliveries that succeeded (one decimal); null when none */
+              deliverySuccessRate: number | null;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSubaccountUsageCsv: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, ending today (1–90, default 30) */
+        days?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Sub-account id (acc_…) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description text/csv: a header row (date, messages_in, messages_out, bot_replies, credits_used, deliveries_succeeded, deliveries_failed), then a row a day, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": string;
         };
       };
       /** @description Structured error */
@@ -9133,6 +10514,481 @@ export interface operations {
         };
         content: {
           "application/json": string;
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appGetBrand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            brand: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+              publicUrl: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSetBrand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          color: string;
+          publicUrl?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            color: string;
+            textColor: string;
+            logoUrl: string | null;
+            publicUrl: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appRemoveBrand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSetBrandLogo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          data: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            color: string;
+            textColor: string;
+            logoUrl: string | null;
+            publicUrl: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appRemoveBrandLogo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            name: string;
+            color: string;
+            textColor: string;
+            logoUrl: string | null;
+            publicUrl: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appGetSignInBrand: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            brand: {
+              name: string;
+              color: string;
+              textColor: string;
+              logoUrl: string | null;
+            } | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appGetBrandLogo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        logoId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The attachment's bytes, with its content type */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": unknown;
         };
       };
       /** @description Structured error */

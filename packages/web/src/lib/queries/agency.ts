@@ -74,3 +74,27 @@ export function useSetAutoRecharge(subaccountId: string) {
     },
   });
 }
+
+/** Suspends (true) or resumes (false) a sub-account: its key and sessions are refused while suspended. */
+export function useSetSuspended(subaccountId: string) {
+  const refresh = useRefreshSubaccount(subaccountId);
+  return useMutation({
+    mutationFn: (suspended: boolean) =>
+      api<Subaccount>("POST", `/subaccounts/${subaccountId}/${suspended ? "suspend" : "resume"}`),
+    onSuccess: (s) => {
+      notify(s.status === "suspended" ? `${s.name} is suspended` : `${s.name} is active again`);
+      refresh();
+    },
+  });
+}
+
+export function useRenameSubaccount(subaccountId: string) {
+  const refresh = useRefreshSubaccount(subaccountId);
+  return useMutation({
+    mutationFn: (name: string) => api<Subaccount>("PATCH", `/subaccounts/${subaccountId}`, { name }),
+    onSuccess: (s) => {
+      notify(`Renamed to ${s.name}`);
+      refresh();
+    },
+  });
+}

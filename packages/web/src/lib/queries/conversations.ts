@@ -100,8 +100,25 @@ export function useUpdateConversation(conversationId: string) {
 
 export function useSendMessage(conversationId: string) {
   return useMutation({
-    mutationFn: (text: string) =>
-      api<Message>("POST", `/conversations/${conversationId}/messages`, { body: text }),
+    // A person's reply, with at most one image or PDF (sent base64 in the reply's JSON).
+    mutationFn: async (reply: string | { body: string; file: File | null }) => {
+      const { body, file } = typeof reply === "string" ? { body: reply, file: null } : reply;
+      const attachment = file ? { contentType: file.type, data: await base64Of(file) } : undefined;
+      return api<Message>("POST", `/conversations/${conversationId}/messages`, {
+        body,
+        ...(attachment ? { attachment } : {}),
+      });
+    },
+  });
+}
+
+/** A file's bytes in base64 (the data URL the browser reads, without its `data:…;base64,` head). */
+function base64Of(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error("The file could not be read"));
+    reader.readAsDataURL(file);
   });
 }
 

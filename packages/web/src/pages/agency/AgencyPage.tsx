@@ -21,6 +21,8 @@ import type { Session, Subaccount } from "../../lib/api-types.ts";
 import { credits, fullTime } from "../../lib/format.ts";
 import { useCreateSubaccount, useSubaccounts } from "../../lib/queries/agency.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { AssistButton } from "./AssistButton.tsx";
+import { ClientRowActions, ClientStatus } from "./ClientActions.tsx";
 
 export function AgencyPage({ session }: { session: Session }) {
   useDocumentTitle("Sub-accounts");
@@ -70,8 +72,8 @@ export function AgencyPage({ session }: { session: Session }) {
           </EmptyState>
         }
         label="Sub-accounts"
-        columns={["Name", "Email", "Credits", "Auto-recharge"]}
-        minWidth={560}
+        columns={["Name", "Email", "Status", "Credits", "Auto-recharge", "Actions"]}
+        minWidth={820}
         cells={(s) => (
           <>
             <Table.Td>
@@ -80,11 +82,20 @@ export function AgencyPage({ session }: { session: Session }) {
               </Anchor>
             </Table.Td>
             <Table.Td>{s.email}</Table.Td>
+            <Table.Td>
+              <ClientStatus sub={s} />
+            </Table.Td>
             <Table.Td>{credits(s.credits)}</Table.Td>
             <Table.Td>
               {s.autoRecharge
                 ? `${credits(s.autoRecharge.rechargeAmount)} below ${credits(s.autoRecharge.threshold)}`
                 : "Off"}
+            </Table.Td>
+            <Table.Td>
+              <Group gap="xs" wrap="nowrap">
+                <AssistButton sub={s} />
+                <ClientRowActions sub={s} />
+              </Group>
             </Table.Td>
           </>
         )}

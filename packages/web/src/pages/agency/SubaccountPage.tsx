@@ -25,6 +25,8 @@ import {
 import { useSettings } from "../../lib/queries/settings.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { NumberField, SubaccountSummary } from "./AgencyPage.tsx";
+import { AssistButton } from "./AssistButton.tsx";
+import { SubaccountUsage } from "./SubaccountUsage.tsx";
 
 export function SubaccountPage() {
   useDocumentTitle("Sub-account");
@@ -49,9 +51,12 @@ export function SubaccountPage() {
 
   return (
     <Stack gap="md" maw={900}>
-      <Title order={1} size="h2">
-        {sub.name}
-      </Title>
+      <Group justify="space-between">
+        <Title order={1} size="h2">
+          {sub.name}
+        </Title>
+        <AssistButton sub={sub} size="sm" />
+      </Group>
       <SubaccountSummary sub={sub} />
       <Paper withBorder p="md" radius="md" component="section" aria-labelledby="grant-heading">
         <Title order={2} size="h4" id="grant-heading" mb="sm">
@@ -147,6 +152,7 @@ export function SubaccountPage() {
           )}
         </Group>
       </Paper>
+      <SubaccountUsage subaccountId={sub.id} />
       <Paper withBorder p="md" radius="md" component="section" aria-labelledby="history-heading">
         <Title order={2} size="h4" id="history-heading" mb="sm">
           History

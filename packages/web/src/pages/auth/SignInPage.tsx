@@ -2,6 +2,7 @@ import { Anchor, Group, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { usePageBrand } from "../../lib/brand.ts";
 import { signIn } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
@@ -18,6 +19,7 @@ export function SignInPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const signedIn = useSignedInOnArrival();
+  const brand = usePageBrand();
   if (signedIn) return <Navigate to="/dashboard" replace />;
 
   const send = async () => {
@@ -29,7 +31,7 @@ export function SignInPage() {
   };
 
   return (
-    <AuthCard title="Sign in to Parley">
+    <AuthCard title={`Sign in to ${brand?.name ?? "Parley"}`}>
       <AuthForm submitLabel="Sign in" send={send}>
         <TextInput
           label="Email"

@@ -1,7 +1,8 @@
 // The contacts page's bulk toolbar: what to do with the selected contacts (add to a list, add a label,
 // delete), each through one call, a dialog asking for what it needs (delete asks to confirm).
-import { Button, Group, Modal, Paper, Select, Stack, Text, TextInput } from "@mantine/core";
+import { Button, Group, Modal, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { BulkToolbar } from "../../components/BulkToolbar.tsx";
 import { useBulkContacts } from "../../lib/queries/contacts.ts";
 import { useAddListMembers, useListChoices } from "../../lib/queries/lists.ts";
 
@@ -20,25 +21,23 @@ export function ContactBulkActions(props: { ids: string[]; onClear: () => void; 
   if (ids.length === 0) return null;
 
   return (
-    <Paper component="section" aria-label="Bulk actions" withBorder p="xs" radius="md">
-      <Group gap="xs">
-        <Text size="sm" fw={500} aria-live="polite">
-          {count} selected
-        </Text>
-        <Button size="xs" variant="default" onClick={() => setDialog("list")}>
-          Add to list
-        </Button>
-        <Button size="xs" variant="default" onClick={() => setDialog("label")}>
-          Add label
-        </Button>
-        <Button size="xs" variant="light" color="red" onClick={() => setDialog("delete")}>
-          Delete selected
-        </Button>
-        <Button size="xs" variant="subtle" onClick={props.onClear}>
-          Clear selection
-        </Button>
-      </Group>
-
+    <BulkToolbar
+      count={count}
+      onClear={props.onClear}
+      actions={
+        <>
+          <Button size="xs" variant="default" onClick={() => setDialog("list")}>
+            Add to list
+          </Button>
+          <Button size="xs" variant="default" onClick={() => setDialog("label")}>
+            Add label
+          </Button>
+          <Button size="xs" variant="light" color="red" onClick={() => setDialog("delete")}>
+            Delete selected
+          </Button>
+        </>
+      }
+    >
       <Modal
         opened={dialog === "list"}
         onClose={close}
@@ -148,6 +147,6 @@ export function ContactBulkActions(props: { ids: string[]; onClear: () => void; 
           </Group>
         </Stack>
       </Modal>
-    </Paper>
+    </BulkToolbar>
   );
 }

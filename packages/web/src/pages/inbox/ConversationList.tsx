@@ -21,6 +21,11 @@ import { contactLabel, fullTime } from "../../lib/format.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useConversations } from "../../lib/queries/conversations.ts";
 import { relativeTime } from "../../lib/relative-time.ts";
+import {
+  ConversationBulkBar,
+  SelectableConversation,
+  useConversationSelection,
+} from "./ConversationBulk.tsx";
 import { SearchResults } from "./SearchResults.tsx";
 
 /** Below Mantine's `sm` breakpoint (768 px): a phone, where the filters fold away. */
@@ -102,6 +107,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
   // On a phone the filters take half the screen: folded behind "Filters" until asked for.
   const phone = useMediaQuery(PHONE_QUERY, false, { getInitialValueInEffect: false });
   const [filtersOpen, { toggle: toggleFilters }] = useDisclosure(false);
+  const selection = useConversationSelection();
 
   return (
     <Paper withBorder radius="md" p="sm" component="section" aria-label="Conversations">
@@ -201,6 +207,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
               : `When your system posts a message to ${window.location.origin}/v1/incoming_custom_channel_message, the conversation appears here at once.`}
           </EmptyState>
         )}
+        <ConversationBulkBar shown={conversations} selection={selection} meId={session.user.id} />
         <Stack
           gap={4}
           component="ul"
@@ -210,7 +217,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           aria-label="Conversation list"
         >
           {conversations.map((c) => (
-            <li key={c.id}>
+            <SelectableConversation key={c.id} conversation={c} selection={selection}>
               <ConversationRow
                 conversation={c}
                 selected={c.id === selectedId}
@@ -218,7 +225,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
                 meId={session.user.id}
                 channelName={channelName(c.channelId) ?? c.channel ?? channelKindLabel(c.channelType)}
               />
-            </li>
+            </SelectableConversation>
           ))}
         </Stack>
         {list.hasNextPage && (

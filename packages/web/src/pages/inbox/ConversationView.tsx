@@ -17,6 +17,7 @@ import { EventLine, withEvents } from "./EventLine.tsx";
 import { FunctionCallItem } from "./FunctionCallItem.tsx";
 import { MessageItem } from "./MessageItem.tsx";
 import { NoteItem } from "./NoteItem.tsx";
+import { ConversationPresence, ReplyCollisionWarning } from "./Presence.tsx";
 import { ReplyBox } from "./ReplyBox.tsx";
 import { ALERT_REASONS } from "./reasons.ts";
 import { lastLearnable, SaveKnowledge } from "./SaveKnowledge.tsx";
@@ -77,6 +78,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
             )}
           </Group>
         </Group>
+        <ConversationPresence conversationId={conversationId} meId={session.user.id} />
         {c.humanAlert && (
           <Alert color="red" title="Needs a human" role="status">
             <Group justify="space-between" wrap="wrap" gap="xs">
@@ -143,6 +145,7 @@ export function ConversationView({ conversationId, session }: { conversationId: 
           </Text>
         )}
         {learnable && c.campaignId && <SaveKnowledge campaignId={c.campaignId} learnable={learnable} />}
+        <ReplyCollisionWarning conversationId={conversationId} meId={session.user.id} />
         <ReplyBox
           conversationId={conversationId}
           channelType={c.channelType}

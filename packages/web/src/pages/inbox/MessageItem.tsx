@@ -267,7 +267,9 @@ function Media({ media }: { media: NonNullable<Message["media"]> }) {
   }
   return (
     <Anchor href={media.url} target="_blank" rel="noreferrer" size="sm" display="block" mt={4}>
-      Attachment ({media.contentType ?? "file"})
+      {media.contentType === "application/pdf"
+        ? "PDF attachment"
+        : `Attachment (${media.contentType ?? "file"})`}
     </Anchor>
   );
 }

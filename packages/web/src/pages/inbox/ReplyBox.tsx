@@ -11,6 +11,7 @@ import { type ContactDetail, contactKeys } from "../../lib/queries/contacts.ts";
 import { sendTyping, useSendMessage } from "../../lib/queries/conversations.ts";
 import { useAddNote } from "../../lib/queries/notes.ts";
 import { teamKeys } from "../../lib/queries/team.ts";
+import { AttachmentPicker } from "./AttachmentPicker.tsx";
 import { fillPlaceholders, matchCannedReplies, typedShortcut } from "./canned.ts";
 import { EmojiButton } from "./EmojiButton.tsx";
 import { matchTeammates, mentionLabel, typedMention } from "./mentions.ts";
@@ -118,6 +119,8 @@ export function ReplyBox({
     sendTyping(conversationId);
   };
   const send = useSendMessage(conversationId);
+  // One image or PDF with the reply (never with a note).
+  const [file, setFile] = useState<File | null>(null);
   const addNote = useAddNote(conversationId);
 
   // The "@…" being typed in a note, and the teammates it could be.
@@ -212,13 +215,15 @@ export function ReplyBox({
   const failure = mode === "note" ? addNote.error : send.error;
   const submit = () => {
     const text = body.trim();
-    if (!text || pending) return;
+    const attached = mode === "reply" ? file : null;
+    if ((!text && !attached) || pending) return;
     if (mode === "note") {
       addNote.mutate(text, { onSuccess: () => setDrafts((d) => ({ ...d, note: "" })) });
     } else {
-      send.mutate(text, {
+      send.mutate(attached ? { body: text, file: attached } : text, {
         onSuccess: () => {
           setDrafts((d) => ({ ...d, reply: "" }));
+          setFile(null);
           onSent();
         },
       });
@@ -328,12 +333,13 @@ export function ReplyBox({
             </Combobox.Options>
           </Combobox.Dropdown>
         </Combobox>
+        {!note && <AttachmentPicker file={file} onChange={setFile} disabled={pending} />}
         <Group justify="space-between">
           <EmojiButton onPick={insertEmoji} />
           <Button
             type="submit"
             loading={pending}
-            disabled={!body.trim()}
+            disabled={!body.trim() && !(file && !note)}
             leftSection={note ? <LockIcon size={14} /> : undefined}
           >
             {note ? "Add note" : "Send"}

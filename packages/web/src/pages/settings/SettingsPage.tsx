@@ -5,7 +5,9 @@ import { useSettings } from "../../lib/queries/settings.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { ApiKeySection } from "./ApiKeySection.tsx";
+import { AssistSection, AuditLogSection } from "./AssistSections.tsx";
 import { BotSection, LlmSection } from "./BotSections.tsx";
+import { BrandSection } from "./BrandSection.tsx";
 import { BusinessHoursSection } from "./BusinessHoursSection.tsx";
 import { CannedRepliesSection } from "./CannedRepliesSection.tsx";
 import { ExportSection } from "./ExportSection.tsx";
@@ -51,6 +53,9 @@ export function SettingsPage({ session }: { session: Session }) {
           <CannedRepliesSection />
           <TeamSection session={session} />
           <ExportSection />
+          {session.account.kind === "subaccount" && <AssistSection session={session} />}
+          {session.account.kind === "subaccount" && <AuditLogSection />}
+          {session.account.kind === "agency" && <BrandSection />}
         </>
       )}
     </Stack>

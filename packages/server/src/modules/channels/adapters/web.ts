@@ -5,6 +5,9 @@
 import { configObject, flag, invalid, oneOf, text } from "./fields.ts";
 import type { ChannelAdapter } from "./types.ts";
 
+/** Parley's own colour: an agency's brand colour replaces it (a colour the business chose stays). */
+export const DEFAULT_WIDGET_COLOR = "#2563eb";
+
 const KEYS = [
   "allowedOrigins",
   "title",
@@ -57,7 +60,7 @@ export function parseWebConfig(input: unknown, previous?: Record<string, unknown
     throw invalid(`config.allowedOrigins holds at most ${MAX_ALLOWED_ORIGINS} origins`);
   }
   const allowedOrigins = [...new Set(origins.map((o, i) => parseOrigin(o, `config.allowedOrigins[${i}]`)))];
-  const color = text(obj, "color", { max: 7, fallback: "#2563eb" })!;
+  const color = text(obj, "color", { max: 7, fallback: DEFAULT_WIDGET_COLOR })!;
   if (!/^#[0-9a-fA-F]{6}$/.test(color)) throw invalid("config.color must be #rrggbb");
   return {
     allowedOrigins,
