@@ -38,8 +38,9 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("parley storage migrate", () 
     storageUrl = s3.storageUrl();
     restoreCredentials = useS3Credentials(s3);
     bucket = await s3Storage(parseStorageUrl(storageUrl)!);
-    // 1,000 files as a single-node install leaves them: 900 attachments, 100 uploaded imports.
-    for (let i = 0; i < 900; i++) {
+    // 1,000 files as a single-node install leaves them: 895 attachments, 100 uploaded imports and 5
+    // agency logos.
+    for (let i = 0; i < 895; i++) {
       const bytes = randomBytes(64 + (i % 700));
       files.set(blobKey(sha(bytes)), bytes);
     }
@@ -49,6 +50,8 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("parley storage migrate", () 
         Buffer.from(`phone,name\n+1415555${String(i).padStart(4, "0")},P${i}\n`),
       );
     }
+    for (let i = 0; i < 5; i++)
+      files.set(`brands/${randomBytes(18).toString("base64url")}`, randomBytes(300));
     for (const [key, bytes] of files) write(key, bytes);
   });
   afterAll(async () => {
@@ -70,7 +73,7 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("parley storage migrate", () 
     expect(first).toEqual({ copied: 1000, skipped: 0, verified: 1000 });
     // The bucket holds exactly those objects, byte for byte.
     const listed: string[] = [];
-    for (const prefix of ["media/", "imports/"])
+    for (const prefix of ["media/", "imports/", "brands/"])
       for await (const o of bucket.list(prefix)) listed.push(o.key);
     expect(listed.sort()).toEqual([...files.keys()].sort());
     for (const [key, bytes] of files) expect((await bucket.getBytes(key))?.equals(bytes), key).toBe(true);

@@ -16,6 +16,8 @@ import * as repo from "./repo.ts";
 import { BRAND_NAME_MAX, LOGO_MAX_BYTES } from "./schemas.ts";
 
 export const LOGO_PREFIX = "brands/";
+/** The key of a logo Parley wrote: the prefix and 18 random bytes in base64url (see saveLogo). */
+export const isLogoKey = (key: string) => /^brands\/[A-Za-z0-9_-]{24}$/.test(key);
 const LOGO_TYPES = new Set(["image/png", "image/jpeg", "image/webp"]);
 const COLOR = /^#[0-9a-f]{6}$/;
 const LIGHT_TEXT = "#ffffff";

@@ -1,10 +1,11 @@
 // Operations: commands an operator runs next to `parley serve` (no routes, no jobs): backups, and the
-// move of DATA_DIR's files into a bucket.
+// move of DATA_DIR's files (attachments, imports, agency logos) into a bucket.
 import type { Module } from "../../context.ts";
 import { backupSqlite, restoreSqlite } from "../../platform/db/backup.ts";
 import { AppError } from "../../platform/errors.ts";
 import { localStorage, s3Storage } from "../../platform/storage.ts";
 import { type MigrateSummary, migrateStorage } from "../../platform/storage-migrate.ts";
+import { isLogoKey, LOGO_PREFIX } from "../branding/service.ts";
 import { IMPORTS_PREFIX, importIdOfKey } from "../imports/service.ts";
 import { MEDIA_PREFIX, shaOfKey } from "../messaging/media/store.ts";
 
@@ -75,6 +76,8 @@ export const operationsModule: Module = {
                 check: (key) => ({ ours: importIdOfKey(key) !== null, sha256: null }),
                 contentType: "text/csv",
               },
+              // An agency's logo (its type is kept on the brand's row, which serves it).
+              { prefix: LOGO_PREFIX, check: (key) => ({ ours: isLogoKey(key), sha256: null }) },
             ],
             progress,
           );
