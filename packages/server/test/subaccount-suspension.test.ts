@@ -1,6 +1,6 @@
 // Suspending and resuming a sub-account (issue 38): its key (even one the key cache holds) and its
-// sessions are refused with 403 ACCOUNT_SUSPENDED, incoming messages are still stored while the bot
-// stays silent, nothing is deleted, and resuming brings everything back. Through /v1 (agency key) and
+// sessions are refused with 403 ACCOUNT_SUSPENDED (the custom channel's incoming route too), a built-in
+// channel's messages are still stored while the bot stays silent, nothing is deleted, and resuming brings everything back. Through /v1 (agency key) and
 // /app/api (agency owner), on whatever database the run uses.
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,6 +69,46 @@ describe("sub-account suspension", () => {
       },
     });
 
+  const SHOP = "https://shop.example";
+  /** A website chat channel of the account, and a visitor on it. */
+  async function websiteChat(key: string): Promise<{ channelId: string; visitorToken: string }> {
+    const channel = await v1("POST", "/v1/channels", key, {
+      type: "web",
+      name: "Website",
+      config: { allowedOrigins: [SHOP] },
+    });
+    expect(channel.statusCode, channel.body).toBe(201);
+    const channelId = json<{ id: string }>(channel).id;
+    const visitor = await t.inject({
+      method: "POST",
+      url: `/widget/v1/channels/${channelId}/visitors`,
+      headers: { origin: SHOP },
+    });
+    expect(visitor.statusCode, visitor.body).toBe(201);
+    return { channelId, visitorToken: json<{ visitorToken: string }>(visitor).visitorToken };
+  }
+
+  const inboundMessages = async (accountId: string) =>
+    (
+      await t.parley.db.kysely
+        .selectFrom("messages")
+        .select("id")
+        .where("account_id", "=", accountId)
+        .where("direction", "=", "inbound")
+        .execute()
+    ).length;
+
+  const lastInboundId = async (accountId: string) =>
+    (
+      await t.parley.db.kysely
+        .selectFrom("messages")
+        .select("id")
+        .where("account_id", "=", accountId)
+        .where("direction", "=", "inbound")
+        .orderBy("id", "desc")
+        .executeTakeFirstOrThrow()
+    ).id;
+
   const botMessages = async (accountId: string) =>
     (
       await t.parley.db.kysely
@@ -96,8 +136,9 @@ describe("sub-account suspension", () => {
     expect(errorCode(res), what).toBe("ACCOUNT_SUSPENDED");
   };
 
-  it("refuses the key (cached or not) and the sessions, keeps incoming messages, silences the bot; resume restores", async () => {
+  it("refuses the key (cached or not, incoming included) and the sessions, keeps channel messages, silences the bot; resume restores", async () => {
     const { sub, owner, ownerEmail } = await subWithOwner();
+    const web = await websiteChat(sub.apiKey);
     // Used once, so the key cache holds it when the suspension lands.
     expect((await v1("GET", "/v1/account", sub.apiKey)).statusCode).toBe(200);
     expect((await owner.req({ method: "GET", url: "/app/api/session" })).statusCode).toBe(200);
@@ -140,10 +181,24 @@ describe("sub-account suspension", () => {
     });
     expect(errorCode(wrong)).toBe("INVALID_CREDENTIALS");
 
-    // A customer still writes in: stored, not answered.
-    const stored = await incoming(sub.apiKey, "Hello, are you open?");
-    expect(stored.statusCode, stored.body).toBe(200);
-    const messageId = json<{ messageId: string }>(stored).messageId;
+    // The custom channel's key is refused like every other route, and nothing is stored.
+    const before = await inboundMessages(sub.id);
+    // (That route answers in the spec's simple error form, {"error": "…"}.)
+    const refused = await incoming(sub.apiKey, "Hello, are you open?");
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(json<{ error: string }>(refused).error).toMatch(/suspended/i);
+    expect(await inboundMessages(sub.id)).toBe(before);
+    // A visitor on the client's website (a built-in channel: no key) still writes in: stored, not
+    // answered.
+    const visitorMessage = await t.inject({
+      method: "POST",
+      url: `/widget/v1/channels/${web.channelId}/messages`,
+      headers: { origin: SHOP, authorization: `Bearer ${web.visitorToken}` },
+      payload: { body: "Hello, are you open?", clientMessageId: "while-suspended" },
+    });
+    expect(visitorMessage.statusCode, visitorMessage.body).toBe(201);
+    expect(await inboundMessages(sub.id)).toBe(before + 1);
+    const messageId = await lastInboundId(sub.id);
     await jobsDone(messageId);
     expect(await botMessages(sub.id)).toBe(0);
 

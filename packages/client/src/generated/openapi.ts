@@ -4745,6 +4745,17 @@ export interface operations {
         };
       };
       /** @description Simple error */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: string;
+          };
+        };
+      };
+      /** @description Simple error */
       405: {
         headers: {
           [name: string]: unknown;

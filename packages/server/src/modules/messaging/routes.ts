@@ -31,8 +31,9 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
       url,
       {
         bodyLimit: INCOMING_BODY_LIMIT_BYTES,
-        // A suspended sub-account still receives: nothing is lost, its bot stays silent.
-        config: { errorForm: "simple", acceptsSuspended: true },
+        // A suspended sub-account's key is refused here too (403 ACCOUNT_SUSPENDED): nothing is
+        // acknowledged, so the sender keeps the message and sends it again after resume.
+        config: { errorForm: "simple" },
         // The body is checked by parseIncoming (field-naming messages, fixed order); the schema below
         // documents it in OpenAPI. Query strings keep the shared validator.
         validatorCompiler: (req) => (req.httpPart === "body" ? () => true : validatorCompiler(req)),
@@ -53,7 +54,7 @@ export function messagingRoutes(app: App, ctx: AppContext): void {
           body: IncomingBody,
           response: {
             200: IncomingSuccess,
-            ...simpleErrorResponses(400, 401, 405, 413, 429, 500, 503),
+            ...simpleErrorResponses(400, 401, 403, 405, 413, 429, 500, 503),
           },
         },
       },
