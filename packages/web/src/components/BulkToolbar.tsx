@@ -1,7 +1,8 @@
 // The toolbar of a selection (contacts, conversations): how many are selected, the actions on them, a
 // way to clear it; the dialogs the actions open go in `children`.
-import { Button, Group, Paper, Text } from "@mantine/core";
-import type { ReactNode } from "react";
+import { Button, Group, Paper, Text, TextInput } from "@mantine/core";
+import { type ReactNode, useState } from "react";
+import { FormModal } from "./FormModal.tsx";
 
 export function BulkToolbar(props: {
   /** "3 contacts", "1 conversation". */
@@ -24,5 +25,36 @@ export function BulkToolbar(props: {
       </Group>
       {props.children}
     </Paper>
+  );
+}
+
+/** The "add a label" dialog of a selection: `apply` gets the trimmed label and says when it is done. */
+export function BulkLabelDialog(props: {
+  opened: boolean;
+  onClose: () => void;
+  title: string;
+  loading: boolean;
+  apply: (label: string, done: () => void) => void;
+}) {
+  const [label, setLabel] = useState("");
+  return (
+    <FormModal
+      opened={props.opened}
+      onClose={props.onClose}
+      title={props.title}
+      submitLabel="Apply label"
+      submitDisabled={!label.trim()}
+      loading={props.loading}
+      onSubmit={() => props.apply(label.trim(), () => setLabel(""))}
+    >
+      <TextInput
+        label="Label"
+        placeholder="For example vip"
+        value={label}
+        onChange={(e) => setLabel(e.currentTarget.value)}
+        maxLength={50}
+        data-autofocus
+      />
+    </FormModal>
   );
 }

@@ -2,6 +2,7 @@
 
 import type { ChannelKind } from "../lib/api-types.ts";
 import { channelKindLabel } from "../lib/channels.ts";
+import { LineIcon } from "./LineIcon.tsx";
 
 const PATHS: Record<ChannelKind | "deleted", string[]> = {
   // A speech bubble in a browser window.
@@ -19,23 +20,10 @@ const PATHS: Record<ChannelKind | "deleted", string[]> = {
 export function ChannelIcon({ kind, size = 16 }: { kind: ChannelKind | null; size?: number }) {
   const label = channelKindLabel(kind);
   return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      role="img"
-      aria-label={label}
-      style={{ flexShrink: 0 }}
-    >
-      <title>{label}</title>
+    <LineIcon size={size} label={label}>
       {PATHS[kind ?? "deleted"].map((d) => (
         <path key={d} d={d} />
       ))}
-    </svg>
+    </LineIcon>
   );
 }

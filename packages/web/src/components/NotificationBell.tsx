@@ -24,24 +24,15 @@ import {
   useBell,
   useMarkNotificationsRead,
 } from "../lib/queries/notifications.ts";
+import { LineIcon } from "./LineIcon.tsx";
+import { LoadMore } from "./LoadMore.tsx";
 
 function BellIcon() {
   return (
-    <svg
-      width="20"
-      height="20"
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <LineIcon size={20}>
       <path d="M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
       <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
-    </svg>
+    </LineIcon>
   );
 }
 
@@ -185,14 +176,9 @@ export function NotificationBell() {
           )}
           {bell.hasNextPage && (
             <Stack p="xs" align="center">
-              <Button
-                size="compact-sm"
-                variant="subtle"
-                loading={bell.isFetchingNextPage}
-                onClick={() => void bell.fetchNextPage()}
-              >
+              <LoadMore pages={bell} size="compact-sm">
                 Show older
-              </Button>
+              </LoadMore>
             </Stack>
           )}
         </ScrollArea.Autosize>

@@ -3,7 +3,6 @@ import {
   Anchor,
   Button,
   Group,
-  Modal,
   NumberInput,
   Paper,
   Stack,
@@ -14,9 +13,9 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
+import { FormModal } from "../../components/FormModal.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { EmptyState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Session, Subaccount } from "../../lib/api-types.ts";
 import { credits, fullTime } from "../../lib/format.ts";
 import { useCreateSubaccount, useSubaccounts } from "../../lib/queries/agency.ts";
@@ -100,57 +99,43 @@ export function AgencyPage({ session }: { session: Session }) {
           </>
         )}
       />
-      <Modal
+      <FormModal
         opened={creating}
         onClose={() => setCreating(false)}
         title="New sub-account"
-        closeButtonProps={{ "aria-label": "Close" }}
-      >
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.mutate(
-              { email: form.email.trim(), ...(form.name.trim() ? { name: form.name.trim() } : {}) },
-              {
-                onSuccess: (s) => {
-                  setCreating(false);
-                  setOwnerLink({ name: s.name, url: s.ownerInvite.url });
-                  setForm({ name: "", email: "" });
-                },
+        submitLabel="Create sub-account"
+        submitDisabled={!form.email.trim()}
+        loading={create.isPending}
+        error={create.error}
+        onSubmit={() =>
+          create.mutate(
+            { email: form.email.trim(), ...(form.name.trim() ? { name: form.name.trim() } : {}) },
+            {
+              onSuccess: (s) => {
+                setCreating(false);
+                setOwnerLink({ name: s.name, url: s.ownerInvite.url });
+                setForm({ name: "", email: "" });
               },
-            );
-          }}
-          noValidate
-        >
-          <Stack gap="sm">
-            {create.isError && (
-              <Alert color="red" role="alert">
-                {errorMessage(create.error)}
-              </Alert>
-            )}
-            <TextInput
-              label="Client name"
-              value={form.name}
-              onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
-            />
-            <TextInput
-              label="Client email"
-              type="email"
-              required
-              value={form.email}
-              onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
-            />
-            <Text size="sm" c="dimmed">
-              Your client gets a link to choose their own password and sign in to the web app.
-            </Text>
-            <Group justify="flex-end">
-              <Button type="submit" loading={create.isPending} disabled={!form.email.trim()}>
-                Create sub-account
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+            },
+          )
+        }
+      >
+        <TextInput
+          label="Client name"
+          value={form.name}
+          onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+        />
+        <TextInput
+          label="Client email"
+          type="email"
+          required
+          value={form.email}
+          onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
+        />
+        <Text size="sm" c="dimmed">
+          Your client gets a link to choose their own password and sign in to the web app.
+        </Text>
+      </FormModal>
     </Stack>
   );
 }

@@ -1,7 +1,8 @@
 // A client row's status and its actions on the agency page: Suspend (after a confirmation), Resume and
 // Rename. Kept apart from AgencyPage so the page's other row actions can sit beside these.
-import { Badge, Button, Group, Modal, Stack, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { FormModal } from "../../components/FormModal.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { Subaccount } from "../../lib/api-types.ts";
 import { useRenameSubaccount, useSetSuspended } from "../../lib/queries/agency.ts";
@@ -43,33 +44,22 @@ export function ClientRowActions({ sub }: { sub: Subaccount }) {
       </Button>
       {sub.status === "suspended" && <ErrorAlert error={suspension.error} />}
       {dialog === "suspend" && (
-        <Modal
+        <FormModal
           opened
           onClose={close}
           title={`Suspend ${sub.name}?`}
-          closeButtonProps={{ "aria-label": "Close" }}
+          submitLabel="Suspend"
+          danger
+          loading={suspension.isPending}
+          error={suspension.error}
+          onSubmit={() => suspension.mutate(true, { onSuccess: close })}
         >
-          <Stack gap="sm">
-            <Text size="sm">
-              Its API key and its people's sign-ins stop working and its bot stops answering; campaigns and
-              follow-ups wait. Messages from its customers are still received and nothing is deleted. Resume
-              it at any time.
-            </Text>
-            <ErrorAlert error={suspension.error} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close} data-autofocus>
-                Cancel
-              </Button>
-              <Button
-                color="red"
-                loading={suspension.isPending}
-                onClick={() => suspension.mutate(true, { onSuccess: close })}
-              >
-                Suspend
-              </Button>
-            </Group>
-          </Stack>
-        </Modal>
+          <Text size="sm">
+            Its API key and its people's sign-ins stop working and its bot stops answering; campaigns and
+            follow-ups wait. Messages from its channels (website chat, WhatsApp, …) are still received and
+            nothing is deleted. Resume it at any time.
+          </Text>
+        </FormModal>
       )}
       {dialog === "rename" && <RenameDialog sub={sub} onClose={close} />}
     </Group>
@@ -80,34 +70,24 @@ function RenameDialog({ sub, onClose }: { sub: Subaccount; onClose: () => void }
   const [name, setName] = useState(sub.name);
   const rename = useRenameSubaccount(sub.id);
   return (
-    <Modal opened onClose={onClose} title={`Rename ${sub.name}`} closeButtonProps={{ "aria-label": "Close" }}>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          rename.mutate(name.trim(), { onSuccess: onClose });
-        }}
-        noValidate
-      >
-        <Stack gap="sm">
-          <ErrorAlert error={rename.error} />
-          <TextInput
-            label="Name"
-            required
-            maxLength={200}
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-            data-autofocus
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={rename.isPending} disabled={!name.trim()}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened
+      onClose={onClose}
+      title={`Rename ${sub.name}`}
+      submitLabel="Save"
+      submitDisabled={!name.trim()}
+      loading={rename.isPending}
+      error={rename.error}
+      onSubmit={() => rename.mutate(name.trim(), { onSuccess: onClose })}
+    >
+      <TextInput
+        label="Name"
+        required
+        maxLength={200}
+        value={name}
+        onChange={(e) => setName(e.currentTarget.value)}
+        data-autofocus
+      />
+    </FormModal>
   );
 }

@@ -6,7 +6,6 @@ import {
   Badge,
   Button,
   Group,
-  Modal,
   Stack,
   Table,
   Text,
@@ -16,7 +15,8 @@ import {
 import { useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
-import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
+import { FormModal } from "../../components/FormModal.tsx";
+import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Channel, Session } from "../../lib/api-types.ts";
 import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_TYPE_LABELS, isProvider, PROVIDER_FIELDS } from "../../lib/channels.ts";
@@ -244,33 +244,22 @@ function ChannelRow({
 function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
   const remove = useDeleteChannel(channel);
   return (
-    <Modal
+    <FormModal
       opened
       onClose={onClose}
       title={`Delete ${channel.name}?`}
-      closeButtonProps={{ "aria-label": "Close" }}
+      submitLabel="Delete channel"
+      danger
+      loading={remove.isPending}
+      error={remove.error}
+      onSubmit={() => remove.mutate(undefined, { onSuccess: onClose })}
     >
-      <Stack gap="sm">
-        <Text size="sm">
-          {channel.type === "web"
-            ? "The chat disappears from your website at once and its snippet stops working. "
-            : "Parley stops receiving and sending on this channel at once. "}
-          Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
-        </Text>
-        <ErrorAlert error={remove.error} />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose} data-autofocus>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() => remove.mutate(undefined, { onSuccess: onClose })}
-          >
-            Delete channel
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      <Text size="sm">
+        {channel.type === "web"
+          ? "The chat disappears from your website at once and its snippet stops working. "
+          : "Parley stops receiving and sending on this channel at once. "}
+        Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
+      </Text>
+    </FormModal>
   );
 }

@@ -2,6 +2,7 @@
 // panel on a sketch of a web page. It is not the real widget.js (nothing here is clickable or sends
 // anything); it only follows the colour, title, greeting, position and the e-mail and name options.
 import { Box, Text } from "@mantine/core";
+import { LineIcon } from "../../components/LineIcon.tsx";
 import { textOn, type WebChannelConfig } from "../../lib/channels.ts";
 
 /** What the preview draws: the widget's settings but where it may run. */
@@ -161,19 +162,9 @@ export function WidgetPreview({ settings }: { settings: PreviewSettings }) {
           boxShadow: "0 4px 14px rgba(0,0,0,0.25)",
         }}
       >
-        <svg
-          width="26"
-          height="26"
-          viewBox="0 0 24 24"
-          fill="none"
-          stroke="currentColor"
-          strokeWidth={2}
-          strokeLinecap="round"
-          strokeLinejoin="round"
-          aria-hidden="true"
-        >
+        <LineIcon size={26}>
           <path d="M4 5h16v11H9l-5 4z" />
-        </svg>
+        </LineIcon>
       </Box>
     </Box>
   );

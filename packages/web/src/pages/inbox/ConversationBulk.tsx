@@ -1,9 +1,10 @@
 // Selecting conversations in the inbox list (a checkbox per row, "Select all shown") and acting on the
 // selection in one call each: assign, resolve, label (the conversations' contacts). The result is said
 // ("3 conversations resolved") and the selection cleared.
-import { Box, Button, Checkbox, Group, Modal, Select, Stack, TextInput } from "@mantine/core";
+import { Box, Button, Checkbox, Select, Stack } from "@mantine/core";
 import { type ReactNode, useState } from "react";
-import { BulkToolbar } from "../../components/BulkToolbar.tsx";
+import { BulkLabelDialog, BulkToolbar } from "../../components/BulkToolbar.tsx";
+import { FormModal } from "../../components/FormModal.tsx";
 import type { Conversation } from "../../lib/api-types.ts";
 import { contactLabel } from "../../lib/format.ts";
 import { notify } from "../../lib/notify.ts";
@@ -76,7 +77,6 @@ export function ConversationBulkBar(props: {
   const all = shown.length > 0 && ids.length === shown.length;
   const [dialog, setDialog] = useState<Dialog>(null);
   const [assignee, setAssignee] = useState<string | null>(null);
-  const [label, setLabel] = useState("");
   const team = useTeam({ staleTime: 60_000 });
   const bulk = useBulkConversations();
   const close = () => setDialog(null);
@@ -136,82 +136,46 @@ export function ConversationBulkBar(props: {
             </>
           }
         >
-          <Modal
+          <FormModal
             opened={dialog === "assign"}
             onClose={close}
             title={`Assign ${count}`}
-            closeButtonProps={{ "aria-label": "Close" }}
+            submitLabel="Assign conversations"
+            submitDisabled={!assignee}
+            loading={bulk.isPending}
+            onSubmit={() => {
+              // "Nobody" unassigns.
+              const assigneeId = assignee === "none" ? null : assignee;
+              run({ ids, action: "assign", assigneeId }, (n) =>
+                assigneeId ? `${plural(n)} assigned to ${nameOf(assigneeId)}` : `${plural(n)} unassigned`,
+              );
+            }}
           >
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                // "Nobody" unassigns.
-                const assigneeId = assignee === "none" ? null : assignee;
-                run({ ids, action: "assign", assigneeId }, (n) =>
-                  assigneeId ? `${plural(n)} assigned to ${nameOf(assigneeId)}` : `${plural(n)} unassigned`,
-                );
-              }}
-            >
-              <Stack gap="sm">
-                <Select
-                  label="Assign to"
-                  placeholder="Choose a teammate"
-                  data={[
-                    ...members.map((m) => ({
-                      value: m.id,
-                      label: m.id === props.meId ? `${m.name ?? m.email} (you)` : (m.name ?? m.email),
-                    })),
-                    { value: "none", label: "Nobody (unassign)" },
-                  ]}
-                  value={assignee}
-                  onChange={setAssignee}
-                  searchable
-                />
-                <Group justify="flex-end" gap="xs">
-                  <Button variant="default" onClick={close}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" disabled={!assignee} loading={bulk.isPending}>
-                    Assign conversations
-                  </Button>
-                </Group>
-              </Stack>
-            </form>
-          </Modal>
-          <Modal
+            <Select
+              label="Assign to"
+              placeholder="Choose a teammate"
+              data={[
+                ...members.map((m) => ({
+                  value: m.id,
+                  label: m.id === props.meId ? `${m.name ?? m.email} (you)` : (m.name ?? m.email),
+                })),
+                { value: "none", label: "Nobody (unassign)" },
+              ]}
+              value={assignee}
+              onChange={setAssignee}
+              searchable
+            />
+          </FormModal>
+          <BulkLabelDialog
             opened={dialog === "label"}
             onClose={close}
             title={`Label the contacts of ${count}`}
-            closeButtonProps={{ "aria-label": "Close" }}
-          >
-            <form
-              onSubmit={(e) => {
-                e.preventDefault();
-                const text = label.trim();
-                run({ ids, action: "label", label: text }, (n) => `Label "${text}" added to ${plural(n)}`);
-                setLabel("");
-              }}
-            >
-              <Stack gap="sm">
-                <TextInput
-                  label="Label"
-                  placeholder="For example vip"
-                  value={label}
-                  onChange={(e) => setLabel(e.currentTarget.value)}
-                  maxLength={50}
-                  data-autofocus
-                />
-                <Group justify="flex-end" gap="xs">
-                  <Button variant="default" onClick={close}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" disabled={!label.trim()} loading={bulk.isPending}>
-                    Apply label
-                  </Button>
-                </Group>
-              </Stack>
-            </form>
-          </Modal>
+            loading={bulk.isPending}
+            apply={(label, done) => {
+              run({ ids, action: "label", label }, (n) => `Label "${label}" added to ${plural(n)}`);
+              done();
+            }}
+          />
         </BulkToolbar>
       )}
     </Stack>

@@ -14,6 +14,7 @@ import {
 import { useDebouncedValue, useDisclosure, useMediaQuery } from "@mantine/hooks";
 import { Link, useSearchParams } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { LoadMore } from "../../components/LoadMore.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Conversation, Session } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
@@ -228,17 +229,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
             </SelectableConversation>
           ))}
         </Stack>
-        {list.hasNextPage && (
-          <Button
-            variant="subtle"
-            fullWidth
-            mt="xs"
-            loading={list.isFetchingNextPage}
-            onClick={() => void list.fetchNextPage()}
-          >
-            Load more
-          </Button>
-        )}
+        <LoadMore pages={list} fullWidth mt="xs" />
       </Box>
     </Paper>
   );

@@ -2,25 +2,18 @@
 // hundred kB) is loaded the first time the button is pressed, never with the inbox.
 import { ActionIcon, Loader, Popover } from "@mantine/core";
 import { lazy, Suspense, useState } from "react";
+import { LineIcon } from "../../components/LineIcon.tsx";
 
 const Picker = lazy(() => import("emoji-picker-react"));
 
 function SmileIcon() {
   return (
-    <svg
-      width={18}
-      height={18}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth={2}
-      aria-hidden="true"
-    >
+    <LineIcon size={18}>
       <circle cx="12" cy="12" r="9" />
-      <path d="M8.5 14.5a4.5 4.5 0 0 0 7 0" strokeLinecap="round" />
+      <path d="M8.5 14.5a4.5 4.5 0 0 0 7 0" />
       <circle cx="9" cy="10" r="0.8" fill="currentColor" />
       <circle cx="15" cy="10" r="0.8" fill="currentColor" />
-    </svg>
+    </LineIcon>
   );
 }
 

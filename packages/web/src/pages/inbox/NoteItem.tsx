@@ -1,27 +1,17 @@
 // A private note in the thread: the team's own, never sent to the customer. Styled apart from the
 // messages (yellow, a lock, "Private note by …"), with the teammates it mentions highlighted.
 import { Box, Group, Paper, Text } from "@mantine/core";
+import { LineIcon } from "../../components/LineIcon.tsx";
 import { fullTime, shortTime } from "../../lib/format.ts";
 import type { Note } from "../../lib/queries/notes.ts";
 import { splitMentions } from "./mentions.ts";
 
 export function LockIcon({ size = 14 }: { size?: number }) {
   return (
-    <svg
-      width={size}
-      height={size}
-      viewBox="0 0 24 24"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
+    <LineIcon size={size}>
       <rect x="4" y="11" width="16" height="10" rx="2" />
       <path d="M8 11V7a4 4 0 0 1 8 0v4" />
-    </svg>
+    </LineIcon>
   );
 }
 

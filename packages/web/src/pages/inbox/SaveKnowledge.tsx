@@ -1,8 +1,8 @@
 // "Save as knowledge" (learning from the inbox): after the bot fell back and a person answered, the
 // customer's question becomes another phrasing of an existing entry or a new entry with that answer.
-import { Alert, Button, Group, Modal, Paper, Radio, Select, Stack, Text, Textarea } from "@mantine/core";
+import { Button, Group, Paper, Radio, Select, Text, Textarea } from "@mantine/core";
 import { useState } from "react";
-import { errorMessage } from "../../lib/api.ts";
+import { FormModal } from "../../components/FormModal.tsx";
 import type { Message } from "../../lib/api-types.ts";
 import { useCampaign, usePreview, useSaveKnowledge } from "../../lib/queries/campaigns.ts";
 
@@ -89,88 +89,70 @@ function SaveKnowledgeDialog({
   const save = useSaveKnowledge(campaignId, campaign.data?.name);
   const ready = question.trim() !== "" && (mode === "new" ? answer.trim() !== "" : entry !== null);
   return (
-    <Modal
+    <FormModal
       opened
       onClose={onClose}
       title="Save as knowledge"
       size="lg"
-      closeButtonProps={{ "aria-label": "Close" }}
+      submitLabel="Save"
+      submitDisabled={!ready}
+      loading={save.isPending}
+      error={save.error}
+      errorTitle="Not saved"
+      onSubmit={() =>
+        save.mutate(mode === "new" ? { question, answer } : { question, entryIndex: Number(entry) }, {
+          onSuccess: () => onSaved(),
+        })
+      }
     >
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (ready && !save.isPending)
-            save.mutate(mode === "new" ? { question, answer } : { question, entryIndex: Number(entry) }, {
-              onSuccess: () => onSaved(),
-            });
-        }}
+      <Text size="sm" c="dimmed">
+        {campaign.data ? `Campaign: ${campaign.data.name}` : "Loading the campaign…"}
+      </Text>
+      <Textarea
+        label="Customer's question"
+        autosize
+        minRows={2}
+        maxLength={1000}
+        value={question}
+        onChange={(e) => setQuestion(e.currentTarget.value)}
+      />
+      <Radio.Group
+        label="Save it as"
+        value={mode}
+        onChange={(v) => setMode(v === "phrasing" ? "phrasing" : "new")}
       >
-        <Stack gap="sm">
-          <Text size="sm" c="dimmed">
-            {campaign.data ? `Campaign: ${campaign.data.name}` : "Loading the campaign…"}
-          </Text>
-          <Textarea
-            label="Customer's question"
-            autosize
-            minRows={2}
-            maxLength={1000}
-            value={question}
-            onChange={(e) => setQuestion(e.currentTarget.value)}
-          />
-          <Radio.Group
-            label="Save it as"
-            value={mode}
-            onChange={(v) => setMode(v === "phrasing" ? "phrasing" : "new")}
-          >
-            <Group gap="md" mt={4}>
-              <Radio value="new" label="A new entry" />
-              <Radio value="phrasing" label="Another way to ask an entry" />
-            </Group>
-          </Radio.Group>
-          {near?.question && (
-            <Text size="xs" c="dimmed">
-              Closest entry: “{near.question}” (confidence {Math.round(near.confidence * 100)} %, below what
-              the bot needs to answer).
-            </Text>
-          )}
-          {mode === "new" ? (
-            <Textarea
-              label="Answer"
-              description="What the bot will reply; your reply to the customer to start with."
-              autosize
-              minRows={3}
-              maxLength={5000}
-              value={answer}
-              onChange={(e) => setAnswer(e.currentTarget.value)}
-            />
-          ) : (
-            <Select
-              label="Entry"
-              placeholder={
-                entries.length ? "Choose the question it asks" : "This campaign has no entries yet"
-              }
-              data={entries}
-              value={entry}
-              onChange={setEntry}
-              searchable
-              nothingFoundMessage="No entry has these words"
-            />
-          )}
-          {save.isError && (
-            <Alert color="red" role="alert" title="Not saved">
-              {errorMessage(save.error)}
-            </Alert>
-          )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending} disabled={!ready}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+        <Group gap="md" mt={4}>
+          <Radio value="new" label="A new entry" />
+          <Radio value="phrasing" label="Another way to ask an entry" />
+        </Group>
+      </Radio.Group>
+      {near?.question && (
+        <Text size="xs" c="dimmed">
+          Closest entry: “{near.question}” (confidence {Math.round(near.confidence * 100)} %, below what the
+          bot needs to answer).
+        </Text>
+      )}
+      {mode === "new" ? (
+        <Textarea
+          label="Answer"
+          description="What the bot will reply; your reply to the customer to start with."
+          autosize
+          minRows={3}
+          maxLength={5000}
+          value={answer}
+          onChange={(e) => setAnswer(e.currentTarget.value)}
+        />
+      ) : (
+        <Select
+          label="Entry"
+          placeholder={entries.length ? "Choose the question it asks" : "This campaign has no entries yet"}
+          data={entries}
+          value={entry}
+          onChange={setEntry}
+          searchable
+          nothingFoundMessage="No entry has these words"
+        />
+      )}
+    </FormModal>
   );
 }

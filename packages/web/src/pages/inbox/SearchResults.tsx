@@ -1,9 +1,10 @@
 // The inbox's search results (issue 33): while the search box has text, each matching conversation
 // with its contact and the matching message's snippet, the words marked; a hit opens the
 // conversation at that message (?message=, which the thread scrolls to and highlights).
-import { Box, Button, Stack, Text, UnstyledButton } from "@mantine/core";
+import { Box, Stack, Text, UnstyledButton } from "@mantine/core";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
+import { LoadMore } from "../../components/LoadMore.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Conversation } from "../../lib/api-types.ts";
 import { contactLabel, shortTime } from "../../lib/format.ts";
@@ -92,17 +93,9 @@ export function SearchResults({
           </li>
         ))}
       </Stack>
-      {list.hasNextPage && (
-        <Button
-          variant="subtle"
-          fullWidth
-          mt="xs"
-          loading={list.isFetchingNextPage}
-          onClick={() => void list.fetchNextPage()}
-        >
-          More results
-        </Button>
-      )}
+      <LoadMore pages={list} fullWidth mt="xs">
+        More results
+      </LoadMore>
     </Box>
   );
 }

@@ -1,7 +1,8 @@
 // A list's "Add members": several contacts picked with a search, added in one call.
-import { Button, Group, Modal, MultiSelect, Stack } from "@mantine/core";
+import { Button, MultiSelect } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
+import { FormModal } from "../../components/FormModal.tsx";
 import { contactName } from "../../lib/format.ts";
 import { useContactPicker } from "../../lib/queries/contacts.ts";
 import { useAddListMembers } from "../../lib/queries/lists.ts";
@@ -31,39 +32,30 @@ export function AddMembersButton({ listId }: { listId: string }) {
       <Button variant="default" onClick={() => setOpened(true)}>
         Add members
       </Button>
-      <Modal opened={opened} onClose={close} title="Add members" closeButtonProps={{ "aria-label": "Close" }}>
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (n > 0) add.mutate({ listId, contactIds: [...picked.keys()] }, { onSuccess: close });
-          }}
-        >
-          <Stack gap="sm">
-            <MultiSelect
-              label="Contacts to add"
-              placeholder="Type a name, phone or email"
-              searchable
-              searchValue={search}
-              onSearchChange={setSearch}
-              filter={({ options: shown }) => shown}
-              data={[...options].map(([value, label]) => ({ value, label }))}
-              value={[...picked.keys()]}
-              onChange={(ids) => setPicked(new Map(ids.map((id) => [id, options.get(id) ?? id])))}
-              nothingFoundMessage="No contact matches"
-              maxValues={500}
-              data-autofocus
-            />
-            <Group justify="flex-end" gap="xs">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" disabled={n === 0} loading={add.isPending}>
-                {n > 1 ? `Add ${n} contacts` : "Add contact"}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+      <FormModal
+        opened={opened}
+        onClose={close}
+        title="Add members"
+        submitLabel={n > 1 ? `Add ${n} contacts` : "Add contact"}
+        submitDisabled={n === 0}
+        loading={add.isPending}
+        onSubmit={() => add.mutate({ listId, contactIds: [...picked.keys()] }, { onSuccess: close })}
+      >
+        <MultiSelect
+          label="Contacts to add"
+          placeholder="Type a name, phone or email"
+          searchable
+          searchValue={search}
+          onSearchChange={setSearch}
+          filter={({ options: shown }) => shown}
+          data={[...options].map(([value, label]) => ({ value, label }))}
+          value={[...picked.keys()]}
+          onChange={(ids) => setPicked(new Map(ids.map((id) => [id, options.get(id) ?? id])))}
+          nothingFoundMessage="No contact matches"
+          maxValues={500}
+          data-autofocus
+        />
+      </FormModal>
     </>
   );
 }

@@ -14,6 +14,7 @@ import {
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { LoadMore } from "../../components/LoadMore.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { contactName } from "../../lib/format.ts";
@@ -201,15 +202,7 @@ export function ListPage() {
           </Table.Tbody>
         </Table>
       )}
-      {members.hasNextPage && (
-        <Button
-          variant="subtle"
-          loading={members.isFetchingNextPage}
-          onClick={() => void members.fetchNextPage()}
-        >
-          Load more
-        </Button>
-      )}
+      <LoadMore pages={members} />
     </Stack>
   );
 }

@@ -1,6 +1,7 @@
 // A client's side of agency assist: the switch that allows it, and the audit log of what the agency
 // changed while assisting (who, when, what).
-import { Button, Switch, Table, Text } from "@mantine/core";
+import { Switch, Table, Text } from "@mantine/core";
+import { LoadMore } from "../../components/LoadMore.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -79,11 +80,7 @@ export function AuditLogSection() {
           </Table.Tbody>
         </Table>
       )}
-      {log.hasNextPage && (
-        <Button variant="default" loading={log.isFetchingNextPage} onClick={() => void log.fetchNextPage()}>
-          Load more
-        </Button>
-      )}
+      <LoadMore pages={log} variant="default" />
     </Section>
   );
 }
