@@ -306,6 +306,28 @@ export class Parley {
     ) => this.#call("testCampaignFunction", { params: { campaignId, name }, body, options: o }),
   };
 
+  /** A campaign's knowledge sources: files, web pages and sitemaps its bot answers from. */
+  readonly sources = {
+    /**
+     * POST /v1/campaigns/{id}/sources: `{type: "file", name, contentType, data (base64)}`,
+     * `{type: "url", url, dailyResync?}` or `{type: "sitemap", url, maxPages?, dailyResync?}`; answers
+     * with status processing, read in the background.
+     */
+    create: (campaignId: string, body: RequestBody<"createSource">, o?: RequestOptions) =>
+      this.#call("createSource", { params: { campaignId }, body, options: o }),
+    list: (campaignId: string, query?: QueryParams<"listSources">, o?: RequestOptions) =>
+      this.#call("listSources", { params: { campaignId }, query, options: o }),
+    get: (campaignId: string, sourceId: string, o?: RequestOptions) =>
+      this.#call("getSource", { params: { campaignId, sourceId }, options: o }),
+    update: (campaignId: string, sourceId: string, body: RequestBody<"updateSource">, o?: RequestOptions) =>
+      this.#call("updateSource", { params: { campaignId, sourceId }, body, options: o }),
+    /** POST …/sources/{sourceId}/resync: read the file again, or fetch the page or sitemap again. */
+    resync: (campaignId: string, sourceId: string, o?: RequestOptions) =>
+      this.#call("resyncSource", { params: { campaignId, sourceId }, options: o }),
+    delete: (campaignId: string, sourceId: string, o?: RequestOptions) =>
+      this.#call("deleteSource", { params: { campaignId, sourceId }, options: o }),
+  };
+
   /** Built-in channels: the web chat widget today (its embedSnippet goes on the website). */
   readonly channels = {
     create: (body: RequestBody<"createChannel">, o?: RequestOptions) =>

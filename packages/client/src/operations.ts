@@ -106,6 +106,18 @@ export const OPERATIONS = {
     path: "/v1/campaigns/{campaignId}/functions/{name}/test",
     idempotent: false,
   },
+  // A repeat adds the same file or page twice (two sources).
+  createSource: { method: "post", path: "/v1/campaigns/{campaignId}/sources", idempotent: false },
+  listSources: { method: "get", path: "/v1/campaigns/{campaignId}/sources", idempotent: true },
+  getSource: { method: "get", path: "/v1/campaigns/{campaignId}/sources/{sourceId}", idempotent: true },
+  updateSource: { method: "patch", path: "/v1/campaigns/{campaignId}/sources/{sourceId}", idempotent: true },
+  // Another read of the same source: a repeat only reads it again.
+  resyncSource: {
+    method: "post",
+    path: "/v1/campaigns/{campaignId}/sources/{sourceId}/resync",
+    idempotent: true,
+  },
+  deleteSource: { method: "delete", path: "/v1/campaigns/{campaignId}/sources/{sourceId}", idempotent: true },
   createChannel: { method: "post", path: "/v1/channels", idempotent: false },
   listChannels: { method: "get", path: "/v1/channels", idempotent: true },
   getChannel: { method: "get", path: "/v1/channels/{channelId}", idempotent: true },

@@ -351,6 +351,26 @@ describe("Parley client against a real server", () => {
     expect(gone).toMatchObject({ status: 404 });
   });
 
+  it("sources: create, list, get, update, resync, delete", async () => {
+    const c = await parley.campaigns.create({ name: "Knowledge" });
+    const s = await parley.sources.create(c.id, {
+      type: "file",
+      name: "hours.md",
+      contentType: "text/markdown",
+      data: Buffer.from("# Hours\n\nOpen 9 to 5.").toString("base64"),
+    });
+    expect(s).toMatchObject({ type: "file", name: "hours.md", status: "processing" });
+    expect((await parley.sources.list(c.id)).data.map((x) => x.id)).toEqual([s.id]);
+    expect((await parley.sources.get(c.id, s.id)).id).toBe(s.id);
+    const page = await parley.sources.create(c.id, { type: "url", url: `${receiver.url}/page` });
+    expect((await parley.sources.update(c.id, page.id, { dailyResync: true })).dailyResync).toBe(true);
+    expect((await parley.sources.resync(c.id, s.id)).status).toBe("processing");
+    expect(await parley.sources.delete(c.id, s.id)).toEqual({ success: true, sourceId: s.id });
+    const gone = await parley.sources.get(c.id, s.id).catch((e) => e);
+    expect(gone).toMatchObject({ status: 404, code: "SOURCE_NOT_FOUND" });
+    await parley.campaigns.delete(c.id);
+  });
+
   it("campaigns: skipped lists a member the outgoing side could not reach, with its reason", async () => {
     const c = await parley.campaigns.create({ name: "Reach test" });
     const list = await parley.lists.create({ name: "no identity" });

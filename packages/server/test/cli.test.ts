@@ -49,6 +49,7 @@ describe("parley CLI", () => {
       "041_agency_brand",
       "043_usage_indexes",
       "044_search_trigram",
+      "045_knowledge_sources",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

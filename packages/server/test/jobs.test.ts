@@ -62,6 +62,7 @@ describe("migrations", () => {
         "041_agency_brand",
         "043_usage_indexes",
         "044_search_trigram",
+        "045_knowledge_sources",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

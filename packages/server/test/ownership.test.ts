@@ -24,6 +24,8 @@ const OWNER: Record<string, string> = {
   conversations: "conversations",
   conversation_notes: "notes",
   canned_replies: "canned-replies",
+  knowledge_sources: "knowledge",
+  knowledge_passages: "knowledge",
   agency_brands: "branding",
   assist_grants: "assist",
   assist_settings: "assist",

@@ -182,6 +182,34 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/skipped`,
   },
   "DELETE /v1/campaigns/:campaignId": { auth: "key", foreign: (w) => `/v1/campaigns/${w.b.campaignId}` },
+  // A campaign's knowledge sources: another tenant's campaign (with its own id, or ours with theirs).
+  "POST /v1/campaigns/:campaignId/sources": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/sources`,
+    body: () => ({ type: "url", url: "https://example.com/" }),
+  },
+  "GET /v1/campaigns/:campaignId/sources": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/sources`,
+    list: (w) => `/v1/campaigns/${w.a.campaignId}/sources`,
+  },
+  "GET /v1/campaigns/:campaignId/sources/:sourceId": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.a.campaignId}/sources/${w.b.sourceId}`,
+  },
+  "PATCH /v1/campaigns/:campaignId/sources/:sourceId": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/sources/${w.b.sourceId}`,
+    body: () => ({ dailyResync: false }),
+  },
+  "POST /v1/campaigns/:campaignId/sources/:sourceId/resync": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.a.campaignId}/sources/${w.b.sourceId}/resync`,
+  },
+  "DELETE /v1/campaigns/:campaignId/sources/:sourceId": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/sources/${w.b.sourceId}`,
+  },
   "GET /v1/credits/transactions": { auth: "key", list: () => "/v1/credits/transactions" },
   "POST /v1/channels": key,
   "GET /v1/channels": { auth: "key", list: () => "/v1/channels" },
@@ -346,6 +374,7 @@ describe("route-security table", () => {
             w.b.inboundMessageId,
             w.b.accountId,
             w.b.cannedReplyId,
+            w.b.sourceId,
           ];
     for (const [route, row] of Object.entries(TABLE)) {
       if (!row.list) continue;

@@ -18,6 +18,8 @@ export interface Tenant {
   /** A web chat widget channel. */
   channelId: string;
   cannedReplyId: string;
+  /** A knowledge source of the campaign. */
+  sourceId: string;
 }
 
 export interface Agency {
@@ -106,6 +108,12 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     title: "Opening hours",
     body: "Hi {{firstName}}, we are open 9 to 5.",
   });
+  const source = await call<{ id: string }>(t, "POST", `/v1/campaigns/${campaign.id}/sources`, acc.apiKey, {
+    type: "file",
+    name: `notes${n}.txt`,
+    contentType: "text/plain",
+    data: Buffer.from("We are open 9 to 5.").toString("base64"),
+  });
   return {
     accountId: acc.accountId,
     apiKey: acc.apiKey,
@@ -120,6 +128,7 @@ async function tenant(t: TestApp, receiverUrl: string): Promise<Tenant> {
     importId: imported.importId,
     channelId: channel.id,
     cannedReplyId: canned.id,
+    sourceId: source.id,
   };
 }
 

@@ -514,6 +514,78 @@ export interface paths {
     patch: operations["updateCannedReply"];
     trace?: never;
   };
+  "/v1/campaigns/{campaignId}/sources": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A campaign's knowledge sources (extension)
+     * @description Newest first, cursor pagination: pass the nextCursor of a page as cursor to get the next. Errors: VALIDATION_ERROR, INVALID_CURSOR (400), CAMPAIGN_NOT_FOUND (404).
+     */
+    get: operations["listSources"];
+    put?: never;
+    /**
+     * Add a knowledge source to a campaign (extension)
+     * @description A file (PDF, DOCX, Markdown, HTML or plain text, base64 in `data`, at most 20 MB), a web page (`url`) or a sitemap (`url` of a sitemap.xml or sitemap index, `maxPages` 1 to 200, default 50) the campaign's bot answers from. Answers at once with status processing; the text is read in the background (GET the source to follow it), split into passages on headings and paragraphs. A page that cannot be read makes the source's status error, with the reason. url and sitemap sources may be fetched again every 24 hours (`dailyResync`). Addresses go through the outbound guard: private and local ones are refused unless OUTBOUND_ALLOW_CIDRS allows them. Errors: VALIDATION_ERROR (400, naming the field), CAMPAIGN_NOT_FOUND (404), PAYLOAD_TOO_LARGE (413, a file over 20 MB), UNSUPPORTED_MEDIA_TYPE (415, the file is not of its contentType: not a PDF, a binary text file).
+     */
+    post: operations["createSource"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}/sources/{sourceId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A knowledge source (extension)
+     * @description Errors: CAMPAIGN_NOT_FOUND, SOURCE_NOT_FOUND (404, also for another account's).
+     */
+    get: operations["getSource"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a knowledge source (extension)
+     * @description Its passages go in the same transaction: the bot stops answering from them at once. Errors: CAMPAIGN_NOT_FOUND, SOURCE_NOT_FOUND (404).
+     */
+    delete: operations["deleteSource"];
+    options?: never;
+    head?: never;
+    /**
+     * Turn a knowledge source's daily re-sync on or off (extension)
+     * @description Errors: VALIDATION_ERROR (400, dailyResync on a file), CAMPAIGN_NOT_FOUND, SOURCE_NOT_FOUND (404).
+     */
+    patch: operations["updateSource"];
+    trace?: never;
+  };
+  "/v1/campaigns/{campaignId}/sources/{sourceId}/resync": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read a knowledge source again (extension)
+     * @description A file is read again from the stored upload; a page or sitemap is fetched again. 202 with the source, status processing; the bot keeps answering from its current passages until the new ones replace them. Errors: CAMPAIGN_NOT_FOUND, SOURCE_NOT_FOUND (404).
+     */
+    post: operations["resyncSource"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/campaigns/{campaignId}/preview": {
     parameters: {
       query?: never;
@@ -6506,6 +6578,955 @@ export interface operations {
       };
     };
   };
+  listSources: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description ks_… */
+              id: string;
+              campaignId: string;
+              type: "file" | "url" | "sitemap";
+              /** @description The file's name, the page's title, or the address */
+              name: string;
+              /** @description url and sitemap sources */
+              url: string | null;
+              /** @description file sources */
+              contentType: string | null;
+              /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+              status: "processing" | "ready" | "error";
+              /** @description Why the last sync failed */
+              error: string | null;
+              /** @description Passages the bot searches */
+              passages: number;
+              /** @description Bytes read: the file, or the pages fetched */
+              bytes: number;
+              dailyResync: boolean;
+              /** @description When the last successful sync finished (ISO 8601 UTC) */
+              lastSyncedAt: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  createSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description file: name, contentType and data; url: url (a web page); sitemap: url (a sitemap.xml) and maxPages */
+          type: "file" | "url" | "sitemap";
+          /** @description file: the file's name (required) */
+          name?: string;
+          /** @description file: PDF, DOCX, Markdown, HTML or plain text (required) */
+          contentType?:
+            | "application/pdf"
+            | "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+            | "text/markdown"
+            | "text/html"
+            | "text/plain";
+          /** @description file: the file, base64, at most 20 MB decoded (required) */
+          data?: string;
+          /** @description An http or https address the server fetches (private and local addresses are refused) */
+          url?: string;
+          /** @description sitemap: pages read at most, 1 to 200 (default 50) */
+          maxPages?: number;
+          /** @description Fetch it again every 24 hours, so the bot follows changes to the page (default false) */
+          dailyResync?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            sourceId: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Fetch it again every 24 hours, so the bot follows changes to the page (default false) */
+          dailyResync: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  resyncSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
   previewCampaign: {
     parameters: {
       query?: never;
@@ -6544,6 +7565,14 @@ export interface operations {
             confidence: number | null;
             /** @description Why it falls back: no_answer, llm_not_configured, llm_error; human_requested on a hand-over */
             reason: string | null;
+            /** @description Builtin engine: the knowledge source whose passage gave the answer (entry is then null); null when the answer came from the campaign's own knowledge or there is none */
+            source?: {
+              /** @description ks_… */
+              id: string;
+              name: string;
+              /** @description The passage of the source that answered */
+              passage: string;
+            } | null;
             /** @description Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the threshold (the entry to add the message to with Save as knowledge); null otherwise */
             closest: {
               index: number;

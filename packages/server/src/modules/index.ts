@@ -12,6 +12,7 @@ import { creditsModule } from "./credits/index.ts";
 import { deliveryModule } from "./delivery/index.ts";
 import { exportsModule } from "./exports/index.ts";
 import { importsModule } from "./imports/index.ts";
+import { knowledgeModule } from "./knowledge/index.ts";
 import { listsModule } from "./lists/index.ts";
 import { messagingModule } from "./messaging/index.ts";
 import { notesModule } from "./notes/index.ts";
@@ -30,6 +31,7 @@ export const MODULES: Module[] = [
   notificationsModule,
   notesModule,
   cannedRepliesModule,
+  knowledgeModule,
   botModule,
   creditsModule,
   reportsModule,

@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   conversationEvent: "cve",
   cannedReply: "cr",
   auditEntry: "aud",
+  knowledgeSource: "ks",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

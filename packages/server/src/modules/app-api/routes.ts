@@ -18,6 +18,7 @@ import { eventRoutes } from "./event-routes.ts";
 import { exportAppRoutes } from "./export-routes.ts";
 import { importRoutes } from "./import-routes.ts";
 import { inboxRoutes } from "./inbox-routes.ts";
+import { knowledgeAppRoutes } from "./knowledge-routes.ts";
 import { noteRoutes } from "./note-routes.ts";
 import { notificationRoutes } from "./notification-routes.ts";
 import { PresenceBoard } from "./presence.ts";
@@ -54,6 +55,8 @@ export async function appApiRoutes(api: App, ctx: AppContext): Promise<void> {
   // Web app part 2: contacts and lists, campaigns.
   directoryRoutes(api, ctx);
   campaignRoutes(api, ctx);
+  // A campaign's knowledge sources (files, pages, sitemaps).
+  knowledgeAppRoutes(api, ctx);
   agencyRoutes(api, ctx);
   // The sub-account page's usage charts and CSV.
   usageAppRoutes(api, ctx);

@@ -28,13 +28,23 @@ export type KnowledgeEntry = {
   text?: string;
   /** Other ways customers ask the question (question/answer entries only): indexed like the question. */
   alternatives?: string[];
+  /** A passage of a knowledge source (never in stored knowledge): the source it came from. */
+  source?: { id: string; name: string };
 };
-export type BuiltinMatch = { answer: string; score: number; entryIndex: number };
+export type BuiltinMatch = {
+  answer: string;
+  score: number;
+  entryIndex: number;
+  /** The answer came from a knowledge source's passage: which source, and the whole passage. */
+  source?: { id: string; name: string; passage: string };
+};
 export interface BuiltinEngine {
   /** Best answer for the message, or null when the confidence is below the threshold (=> fallback). */
   match(message: string): BuiltinMatch | null;
   /** The best candidate whatever its confidence (null when nothing shares a term): "closest entry". */
   closest(message: string): BuiltinMatch | null;
+  /** topPassages over this engine's index (built once, not per message). */
+  top(message: string, limit: number): KnowledgeEntry[];
 }
 
 /** Default minimum confidence (share of the message's weighted content terms found in the passage). */
@@ -543,7 +553,13 @@ export function createBuiltinEngine(
   const closest = (message: string): BuiltinMatch | null => {
     const best = index.rank(message, 1)[0];
     if (!best) return null;
-    return { answer: best.passage.reply, score: best.confidence, entryIndex: best.passage.entryIndex };
+    const source = entries[best.passage.entryIndex]?.source;
+    return {
+      answer: best.passage.reply,
+      score: best.confidence,
+      entryIndex: best.passage.entryIndex,
+      ...(source ? { source: { id: source.id, name: source.name, passage: best.passage.context } } : {}),
+    };
   };
   return {
     match(message: string): BuiltinMatch | null {
@@ -551,6 +567,7 @@ export function createBuiltinEngine(
       return best && best.score >= threshold ? best : null;
     },
     closest,
+    top: (message, limit) => topOf(index, entries, message, limit),
   };
 }
 
@@ -561,7 +578,11 @@ export function createBuiltinEngine(
  */
 export function topPassages(entries: KnowledgeEntry[], message: string, limit: number): KnowledgeEntry[] {
   if (limit <= 0) return [];
-  const index = buildIndex(entries);
+  return topOf(buildIndex(entries), entries, message, limit);
+}
+
+function topOf(index: Index, entries: KnowledgeEntry[], message: string, limit: number): KnowledgeEntry[] {
+  if (limit <= 0) return [];
   const out: KnowledgeEntry[] = [];
   const entriesTaken = new Set<number>();
   // Sentences that share no term with the message themselves (only with the rest of their text) are skipped.
@@ -573,6 +594,11 @@ export function topPassages(entries: KnowledgeEntry[], message: string, limit: n
       if (entriesTaken.has(passage.entryIndex)) continue;
       entriesTaken.add(passage.entryIndex);
       out.push({ ...entry });
+    } else if (entry.source) {
+      // A knowledge source's passage is given whole (a few sentences), with its heading, once.
+      if (entriesTaken.has(passage.entryIndex)) continue;
+      entriesTaken.add(passage.entryIndex);
+      out.push({ text: entry.question ? `${entry.question}: ${entry.text ?? ""}` : (entry.text ?? "") });
     } else out.push({ text: passage.reply });
     if (out.length >= limit) break;
   }

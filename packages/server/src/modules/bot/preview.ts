@@ -3,7 +3,6 @@
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { findAccountById } from "../accounts/repo.ts";
-import { topPassages } from "./engine-builtin.ts";
 import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
@@ -24,7 +23,9 @@ export interface Preview {
   confidence: number | null;
   /** Why a fallback: no_answer, llm_not_configured, llm_error; a hand-over: human_requested. */
   reason: string | null;
-  /** Builtin fallback: the entry that came closest, below the threshold. */
+  /** The knowledge source the answer came from (builtin engine), and the passage that answered. */
+  source: { id: string; name: string; passage: string } | null;
+  /** Builtin fallback: the entry that came closest, below the threshold (the campaign's own entries). */
   closest: { index: number; question: string | null; confidence: number } | null;
 }
 
@@ -42,7 +43,7 @@ export async function previewReply(
   const target = resolveLlmTarget(account, ctx.config, campaign.model);
   const engine: "builtin" | "llm" =
     campaign.engine === "auto" ? (target ? "llm" : "builtin") : campaign.engine;
-  const { entries, engine: builtin } = knowledgeOf(ctx, campaign);
+  const { entries, ownEntries, engine: builtin } = await knowledgeOf(ctx, campaign);
   const rounded = (score: number) => Math.round(score * 1000) / 1000;
   const fallback = (reason: string, closest: Preview["closest"] = null): Preview => ({
     engine,
@@ -51,6 +52,7 @@ export async function previewReply(
     entry: null,
     confidence: null,
     reason,
+    source: null,
     closest,
   });
   const handover: Preview = {
@@ -60,6 +62,7 @@ export async function previewReply(
     entry: null,
     confidence: null,
     reason: "human_requested",
+    source: null,
     closest: null,
   };
   if (asksForPerson(text)) return handover;
@@ -69,7 +72,7 @@ export async function previewReply(
       const near = builtin.closest(text);
       return fallback(
         "no_answer",
-        near
+        near && near.entryIndex < ownEntries
           ? {
               index: near.entryIndex,
               question: entries[near.entryIndex]?.question ?? null,
@@ -83,9 +86,11 @@ export async function previewReply(
       engine,
       outcome: "answer",
       reply: match.answer,
-      entry: { index: match.entryIndex, question: entry?.question ?? null },
+      // An answer from a source's passage names the source instead of an entry of the campaign's own.
+      entry: match.source ? null : { index: match.entryIndex, question: entry?.question ?? null },
       confidence: rounded(match.score),
       reason: null,
+      source: match.source ?? null,
       closest: null,
     };
   }
@@ -95,7 +100,7 @@ export async function previewReply(
       target,
       {
         instructions: campaign.instructions,
-        passages: entries.length ? topPassages(entries, text, KNOWLEDGE_PASSAGES) : [],
+        passages: entries.length ? builtin.top(text, KNOWLEDGE_PASSAGES) : [],
         history: [{ direction: "inbound", body: text }],
       },
       { fetcher: ctx.fetcher, timeoutMs: DEFAULT_LLM_TIMEOUT_MS },
@@ -109,6 +114,7 @@ export async function previewReply(
       entry: null,
       confidence: null,
       reason: null,
+      source: null,
       closest: null,
     };
   } catch {

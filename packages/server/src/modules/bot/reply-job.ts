@@ -27,7 +27,6 @@ import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage } from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
 import { notify } from "../notifications/service.ts";
-import { topPassages } from "./engine-builtin.ts";
 import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
@@ -464,7 +463,7 @@ async function generate(
     outcome: "handover" as const,
   };
   if (asksForPerson(inbound.body)) return { ...handover, ...NO_USAGE };
-  const { entries, engine } = knowledgeOf(ctx, campaign);
+  const { entries, engine } = await knowledgeOf(ctx, campaign);
   if (input.engine === "builtin") {
     const match = engine.match(inbound.body);
     return match
@@ -489,7 +488,7 @@ async function generate(
       target,
       {
         instructions: campaign.instructions,
-        passages: entries.length ? topPassages(entries, inbound.body, KNOWLEDGE_PASSAGES) : [],
+        passages: entries.length ? engine.top(inbound.body, KNOWLEDGE_PASSAGES) : [],
         history,
       },
       {

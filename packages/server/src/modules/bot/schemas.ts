@@ -413,6 +413,23 @@ export const PreviewJson = Type.Object({
     description:
       "Why it falls back: no_answer, llm_not_configured, llm_error; human_requested on a hand-over",
   }),
+  source: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({
+          id: Type.String({ description: "ks_…" }),
+          name: Type.String(),
+          passage: Type.String({ description: "The passage of the source that answered" }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          "Builtin engine: the knowledge source whose passage gave the answer (entry is then null); null " +
+          "when the answer came from the campaign's own knowledge or there is none",
+      },
+    ),
+  ),
   closest: Type.Union(
     [
       Type.Object({

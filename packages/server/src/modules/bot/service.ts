@@ -9,6 +9,7 @@ import { iso } from "../../platform/text.ts";
 import * as campaignRepo from "../campaigns/repo.ts";
 import { findChannel, forgetChannelCampaign } from "../channels/repo.ts";
 import { forgetCampaign } from "../conversations/repo.ts";
+import { deleteCampaignSources } from "../knowledge/service.ts";
 import { requireList } from "../lists/service.ts";
 import type { KnowledgeEntry } from "./engine-builtin.ts";
 import { followUpsView, normaliseFollowUps, parseFollowUps, requireFollowUpEngine } from "./follow-ups.ts";
@@ -455,6 +456,9 @@ export async function deleteCampaign(db: Db, accountId: string, campaignId: stri
     await forgetCampaign(trx, accountId, campaignId);
     // A channel routed to it routes nowhere in particular again (the account's routing decides).
     await forgetChannelCampaign(trx, accountId, campaignId);
+    // Its knowledge sources and their passages go with it; their stored files are left to the
+    // knowledge module's orphan sweep (no source names them any more).
+    await deleteCampaignSources(trx, accountId, campaignId);
   });
 }
 

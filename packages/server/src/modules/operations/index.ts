@@ -1,5 +1,5 @@
 // Operations: commands an operator runs next to `parley serve` (no routes, no jobs): backups, and the
-// move of DATA_DIR's files (attachments, imports, agency logos) into a bucket.
+// move of DATA_DIR's files (attachments, imports, agency logos, knowledge files) into a bucket.
 import type { Module } from "../../context.ts";
 import { backupSqlite, restoreSqlite } from "../../platform/db/backup.ts";
 import { AppError } from "../../platform/errors.ts";
@@ -7,6 +7,7 @@ import { localStorage, s3Storage } from "../../platform/storage.ts";
 import { type MigrateSummary, migrateStorage } from "../../platform/storage-migrate.ts";
 import { isLogoKey, LOGO_PREFIX } from "../branding/service.ts";
 import { IMPORTS_PREFIX, importIdOfKey } from "../imports/service.ts";
+import { KNOWLEDGE_PREFIX, sourceIdOfKey } from "../knowledge/service.ts";
 import { MEDIA_PREFIX, shaOfKey } from "../messaging/media/store.ts";
 
 function sqliteOnly(databaseUrl: string | null, tool: string): void {
@@ -78,6 +79,11 @@ export const operationsModule: Module = {
               },
               // An agency's logo (its type is kept on the brand's row, which serves it).
               { prefix: LOGO_PREFIX, check: (key) => ({ ours: isLogoKey(key), sha256: null }) },
+              // A knowledge source's file (its type is kept on the source's row).
+              {
+                prefix: KNOWLEDGE_PREFIX,
+                check: (key) => ({ ours: sourceIdOfKey(key) !== null, sha256: null }),
+              },
             ],
             progress,
           );

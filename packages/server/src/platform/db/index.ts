@@ -47,6 +47,7 @@ import * as m040assist from "./migrations/040_assist_and_audit.ts";
 import * as m041brand from "./migrations/041_agency_brand.ts";
 import * as m043usage from "./migrations/043_usage_indexes.ts";
 import * as m044trigram from "./migrations/044_search_trigram.ts";
+import * as m045knowledge from "./migrations/045_knowledge_sources.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -120,6 +121,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "041_agency_brand": m041brand,
   "043_usage_indexes": m043usage,
   "044_search_trigram": m044trigram,
+  "045_knowledge_sources": m045knowledge,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -201,6 +201,42 @@ export interface CannedRepliesTable {
   updated_at: number;
 }
 
+/** A campaign's knowledge source (issue 34): an uploaded file, a web page or a sitemap's pages. */
+export interface KnowledgeSourcesTable {
+  id: string;
+  account_id: string;
+  campaign_id: string;
+  type: "file" | "url" | "sitemap";
+  name: string;
+  url: string | null;
+  content_type: string | null;
+  /** Sitemaps: how many pages to read at most. */
+  max_pages: number | null;
+  /** Files: the stored file's key in the file storage (re-sync reads it again). */
+  file_key: string | null;
+  status: "processing" | "ready" | "error";
+  error: string | null;
+  passages: number;
+  bytes: number;
+  /** 0 or 1. */
+  daily_resync: number;
+  /** When the daily re-sync runs next (url and sitemap sources with daily_resync only). */
+  next_sync_at: number | null;
+  last_synced_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A source's text, split on headings and paragraphs: what the bot searches. */
+export interface KnowledgePassagesTable {
+  account_id: string;
+  campaign_id: string;
+  source_id: string;
+  position: number;
+  heading: string | null;
+  text: string;
+}
+
 /** An agency's brand (issue 38): shown to its sub-accounts instead of Parley's. */
 export interface AgencyBrandsTable {
   account_id: string;
@@ -489,6 +525,8 @@ export interface Database {
   conversations: ConversationsTable;
   conversation_notes: ConversationNotesTable;
   canned_replies: CannedRepliesTable;
+  knowledge_sources: KnowledgeSourcesTable;
+  knowledge_passages: KnowledgePassagesTable;
   agency_brands: AgencyBrandsTable;
   assist_grants: AssistGrantsTable;
   assist_settings: AssistSettingsTable;
@@ -560,6 +598,7 @@ export type InviteRow = Selectable<InvitesTable>;
 export type NewAccount = Insertable<AccountsTable>;
 export type AccountUpdate = Updateable<AccountsTable>;
 export type JobRow = Selectable<JobsTable>;
+export type KnowledgeSourceRow = Selectable<KnowledgeSourcesTable>;
 export type ContactRow = Selectable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type ConversationRow = Selectable<ConversationsTable>;

@@ -757,6 +757,63 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/campaigns/{campaignId}/sources": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A campaign's knowledge sources, newest first */
+    get: operations["appListSources"];
+    put?: never;
+    /**
+     * Add a knowledge source (owners and admins)
+     * @description A file (PDF, DOCX, Markdown, HTML or plain text, base64 in `data`, at most 20 MB), a web page (`url`) or a sitemap (`url` of a sitemap.xml or sitemap index, `maxPages` 1 to 200, default 50) the campaign's bot answers from. Answers at once with status processing; the text is read in the background (GET the source to follow it), split into passages on headings and paragraphs. A page that cannot be read makes the source's status error, with the reason. url and sitemap sources may be fetched again every 24 hours (`dailyResync`). Addresses go through the outbound guard: private and local ones are refused unless OUTBOUND_ALLOW_CIDRS allows them. Errors: VALIDATION_ERROR (400, naming the field), CAMPAIGN_NOT_FOUND (404), PAYLOAD_TOO_LARGE (413, a file over 20 MB), UNSUPPORTED_MEDIA_TYPE (415, the file is not of its contentType: not a PDF, a binary text file).
+     */
+    post: operations["appCreateSource"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/app/api/campaigns/{campaignId}/sources/{sourceId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A knowledge source */
+    get: operations["appGetSource"];
+    put?: never;
+    post?: never;
+    /** Delete a source and its passages (owners and admins) */
+    delete: operations["appDeleteSource"];
+    options?: never;
+    head?: never;
+    /** Turn a source's daily re-sync on or off (owners and admins) */
+    patch: operations["appUpdateSource"];
+    trace?: never;
+  };
+  "/app/api/campaigns/{campaignId}/sources/{sourceId}/resync": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Read a source again (owners and admins) */
+    post: operations["appResyncSource"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/credits": {
     parameters: {
       query?: never;
@@ -6709,6 +6766,14 @@ export interface operations {
             confidence: number | null;
             /** @description Why it falls back: no_answer, llm_not_configured, llm_error; human_requested on a hand-over */
             reason: string | null;
+            /** @description Builtin engine: the knowledge source whose passage gave the answer (entry is then null); null when the answer came from the campaign's own knowledge or there is none */
+            source?: {
+              /** @description ks_… */
+              id: string;
+              name: string;
+              /** @description The passage of the source that answered */
+              passage: string;
+            } | null;
             /** @description Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the threshold (the entry to add the message to with Save as knowledge); null otherwise */
             closest: {
               index: number;
@@ -7197,6 +7262,571 @@ export interface operations {
             }[];
             hasMore: boolean;
             nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appListSources: {
+    parameters: {
+      query?: {
+        limit?: number;
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: {
+              /** @description ks_… */
+              id: string;
+              campaignId: string;
+              type: "file" | "url" | "sitemap";
+              /** @description The file's name, the page's title, or the address */
+              name: string;
+              /** @description url and sitemap sources */
+              url: string | null;
+              /** @description file sources */
+              contentType: string | null;
+              /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+              status: "processing" | "ready" | "error";
+              /** @description Why the last sync failed */
+              error: string | null;
+              /** @description Passages the bot searches */
+              passages: number;
+              /** @description Bytes read: the file, or the pages fetched */
+              bytes: number;
+              dailyResync: boolean;
+              /** @description When the last successful sync finished (ISO 8601 UTC) */
+              lastSyncedAt: string | null;
+              /** @description ISO 8601 UTC */
+              createdAt: string;
+              /** @description ISO 8601 UTC */
+              updatedAt: string;
+            }[];
+            hasMore: boolean;
+            nextCursor: string | null;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appCreateSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description file: name, contentType and data; url: url (a web page); sitemap: url (a sitemap.xml) and maxPages */
+          type: "file" | "url" | "sitemap";
+          /** @description file: the file's name (required) */
+          name?: string;
+          /** @description file: PDF, DOCX, Markdown, HTML or plain text (required) */
+          contentType?:
+            | "application/pdf"
+            | "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+            | "text/markdown"
+            | "text/html"
+            | "text/plain";
+          /** @description file: the file, base64, at most 20 MB decoded (required) */
+          data?: string;
+          /** @description An http or https address the server fetches (private and local addresses are refused) */
+          url?: string;
+          /** @description sitemap: pages read at most, 1 to 200 (default 50) */
+          maxPages?: number;
+          /** @description Fetch it again every 24 hours, so the bot follows changes to the page (default false) */
+          dailyResync?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appGetSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appDeleteSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @enum {boolean} */
+            success: true;
+            sourceId: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appUpdateSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Fetch it again every 24 hours, so the bot follows changes to the page (default false) */
+          dailyResync: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Structured error */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appResyncSource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        sourceId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A knowledge source: a file, a web page or a sitemap's pages the campaign's bot answers from */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            /** @description ks_… */
+            id: string;
+            campaignId: string;
+            type: "file" | "url" | "sitemap";
+            /** @description The file's name, the page's title, or the address */
+            name: string;
+            /** @description url and sitemap sources */
+            url: string | null;
+            /** @description file sources */
+            contentType: string | null;
+            /** @description processing: being read (the bot keeps using the passages of the last sync meanwhile); ready; error: the last sync failed, see `error` (the passages of an earlier sync are kept) */
+            status: "processing" | "ready" | "error";
+            /** @description Why the last sync failed */
+            error: string | null;
+            /** @description Passages the bot searches */
+            passages: number;
+            /** @description Bytes read: the file, or the pages fetched */
+            bytes: number;
+            dailyResync: boolean;
+            /** @description When the last successful sync finished (ISO 8601 UTC) */
+            lastSyncedAt: string | null;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
           };
         };
       };
