@@ -4,6 +4,7 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
 import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
+import { base64Of } from "../files.ts";
 import { notify } from "../notify.ts";
 import { nextCursor } from "./paging.ts";
 
@@ -109,16 +110,6 @@ export function useSendMessage(conversationId: string) {
         ...(attachment ? { attachment } : {}),
       });
     },
-  });
-}
-
-/** A file's bytes in base64 (the data URL the browser reads, without its `data:…;base64,` head). */
-function base64Of(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
-    reader.onerror = () => reject(reader.error ?? new Error("The file could not be read"));
-    reader.readAsDataURL(file);
   });
 }
 

@@ -24,6 +24,7 @@ import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } f
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
+import { SourcesSection } from "./SourcesSection.tsx";
 
 type Draft = Pick<
   Campaign,
@@ -128,7 +129,9 @@ function TryIt({ campaignId }: { campaignId: string }) {
               ? [
                   r.entry
                     ? `From knowledge entry ${r.entry.index + 1}${r.entry.question ? `: "${r.entry.question}"` : ""}`
-                    : "Written by the LLM",
+                    : r.source
+                      ? `From the knowledge source ${r.source.name}`
+                      : "Written by the LLM",
                   r.confidence !== null ? `confidence ${Math.round(r.confidence * 100)} %` : null,
                 ]
                   .filter(Boolean)
@@ -359,6 +362,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
               ))}
             </Stack>
           </Paper>
+          <SourcesSection campaignId={campaign.id} editable={editable} />
           <FunctionsSection
             campaign={campaign}
             drafts={functions}

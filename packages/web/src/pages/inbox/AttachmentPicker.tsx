@@ -3,16 +3,11 @@
 // a file past them is refused here, before anything is sent.
 import { Button, FileButton, Group, Text } from "@mantine/core";
 import { useRef, useState } from "react";
+import { sizeLabel } from "../../lib/files.ts";
 
 export const ATTACHMENT_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"];
 /** 16 MiB, the server's cap for every stored attachment. */
 export const MAX_ATTACHMENT_BYTES = 16 * 1024 * 1024;
-
-function sizeLabel(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${Number((bytes / 1024 / 1024).toFixed(1))} MB`;
-}
 
 /** Why a file cannot be attached, or null when it can. */
 export function attachmentProblem(file: File): string | null {
