@@ -88,36 +88,19 @@ describe("sub-account suspension", () => {
     return { channelId, visitorToken: json<{ visitorToken: string }>(visitor).visitorToken };
   }
 
-  const inboundMessages = async (accountId: string) =>
-    (
-      await t.parley.db.kysely
-        .selectFrom("messages")
-        .select("id")
-        .where("account_id", "=", accountId)
-        .where("direction", "=", "inbound")
-        .execute()
-    ).length;
-
-  const lastInboundId = async (accountId: string) =>
-    (
-      await t.parley.db.kysely
-        .selectFrom("messages")
-        .select("id")
-        .where("account_id", "=", accountId)
-        .where("direction", "=", "inbound")
-        .orderBy("id", "desc")
-        .executeTakeFirstOrThrow()
-    ).id;
-
-  const botMessages = async (accountId: string) =>
-    (
-      await t.parley.db.kysely
-        .selectFrom("messages")
-        .select("id")
-        .where("account_id", "=", accountId)
-        .where("sender", "=", "bot")
-        .execute()
-    ).length;
+  /** The ids of the account's messages (oldest first) that came in, or that the bot sent. */
+  const messagesOf = async (accountId: string, which: "inbound" | "bot") => {
+    const all = t.parley.db.kysely.selectFrom("messages").select("id").where("account_id", "=", accountId);
+    const rows = await (which === "bot"
+      ? all.where("sender", "=", "bot")
+      : all.where("direction", "=", "inbound")
+    )
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => r.id);
+  };
+  const inboundMessages = async (accountId: string) => (await messagesOf(accountId, "inbound")).length;
+  const botMessages = async (accountId: string) => (await messagesOf(accountId, "bot")).length;
 
   /** Waits until the message's jobs (the bot's reply) have run. */
   const jobsDone = (messageId: string) =>
@@ -198,7 +181,7 @@ describe("sub-account suspension", () => {
     });
     expect(visitorMessage.statusCode, visitorMessage.body).toBe(201);
     expect(await inboundMessages(sub.id)).toBe(before + 1);
-    const messageId = await lastInboundId(sub.id);
+    const messageId = (await messagesOf(sub.id, "inbound")).at(-1) as string;
     await jobsDone(messageId);
     expect(await botMessages(sub.id)).toBe(0);
 

@@ -1,10 +1,12 @@
 // Presence in a conversation (who else is viewing or typing), so two teammates don't answer at once:
 // the open conversation sends heartbeats here, reads who else is there, and follows the changes on
 // its event stream (`event: presence`). Nothing is stored (presence.ts).
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import type { App } from "../../platform/http/types.ts";
+import type { PresenceBeat } from "../../platform/live.ts";
 import { findConversationById } from "../conversations/repo.ts";
 import type { PresenceBoard } from "./presence.ts";
 import { NoContent } from "./responses.ts";
@@ -38,6 +40,21 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       throw new AppError("CONVERSATION_NOT_FOUND", `No conversation with id ${conversationId}`);
     return conversation;
   };
+  /** The signed-in person's state in the conversation the request names (404 for another account's). */
+  const beat = async (
+    request: FastifyRequest<{ Params: { conversationId: string } }>,
+    state: PresenceBeat["state"],
+  ) => {
+    const { account, user } = sessionOf(request);
+    const conversation = await conversationOf(account.id, request.params.conversationId);
+    board.beat({
+      accountId: account.id,
+      conversationId: conversation.id,
+      userId: user.id,
+      name: user.name?.trim() || user.email,
+      state,
+    });
+  };
 
   app.post(
     "/conversations/:conversationId/presence",
@@ -52,15 +69,7 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       },
     },
     async (request, reply) => {
-      const { account, user } = sessionOf(request);
-      const conversation = await conversationOf(account.id, request.params.conversationId);
-      board.beat({
-        accountId: account.id,
-        conversationId: conversation.id,
-        userId: user.id,
-        name: user.name?.trim() || user.email,
-        state: request.body.state,
-      });
+      await beat(request, request.body.state);
       return reply.code(204).send();
     },
   );
@@ -77,15 +86,7 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       },
     },
     async (request, reply) => {
-      const { account, user } = sessionOf(request);
-      const conversation = await conversationOf(account.id, request.params.conversationId);
-      board.beat({
-        accountId: account.id,
-        conversationId: conversation.id,
-        userId: user.id,
-        name: user.name?.trim() || user.email,
-        state: "left",
-      });
+      await beat(request, "left");
       return reply.code(204).send();
     },
   );
