@@ -5,7 +5,7 @@ import { api, errorMessage } from "../api.ts";
 import type { ChannelKind, ContactJson, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
 import { conversationKeys } from "./conversations.ts";
-import { listKeys } from "./lists.ts";
+import { contactKeys, listKeys } from "./keys.ts";
 import { nextCursor } from "./paging.ts";
 
 /** Where the contact last wrote: an unnamed chat contact is named by them (lib/contact-name.ts). */
@@ -25,14 +25,7 @@ export interface ContactDetail extends ContactChannel {
   lists: Array<{ id: string; name: string }>;
 }
 
-export const contactKeys = {
-  all: ["contacts"] as const,
-  /** `filters`: the query string of the search (q, label). */
-  list: (filters: string) => [...contactKeys.all, filters] as const,
-  /** The "add a contact" picker of a list. */
-  pick: (search: string) => [...contactKeys.all, "pick", search] as const,
-  detail: (contactId: string) => ["contact", contactId] as const,
-};
+export { contactKeys } from "./keys.ts";
 
 /** Contacts matching the search, 50 a page. */
 export function useContacts(filters: URLSearchParams) {

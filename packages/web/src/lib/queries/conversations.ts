@@ -6,6 +6,7 @@ import { api, errorMessage } from "../api.ts";
 import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
 import { base64Of } from "../files.ts";
 import { notify } from "../notify.ts";
+import { contactKeys } from "./keys.ts";
 import { nextCursor } from "./paging.ts";
 
 export type ConversationPatch = Partial<{
@@ -145,8 +146,8 @@ export function useBulkConversations() {
     onSuccess: () => {
       void client.invalidateQueries({ queryKey: conversationKeys.all });
       void client.invalidateQueries({ queryKey: ["conversation"] });
-      // contactKeys.all (a label shows on the contacts page); not imported: contacts.ts imports this file.
-      void client.invalidateQueries({ queryKey: ["contacts"] });
+      // A label shows on the contacts page.
+      void client.invalidateQueries({ queryKey: contactKeys.all });
     },
     onError: (err) => notify(errorMessage(err), "error"),
   });

@@ -4,18 +4,10 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { api, errorMessage } from "../api.ts";
 import type { ContactJson, ListJson, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import { contactKeys } from "./contacts.ts";
+import { contactKeys, listKeys } from "./keys.ts";
 import { nextCursor } from "./paging.ts";
 
-export const listKeys = {
-  all: ["lists"] as const,
-  /** The lists page, 100 a page. */
-  pages: () => [...listKeys.all, "pages"] as const,
-  /** Every list at once (up to 200): the choices of a select. */
-  choices: () => [...listKeys.all, "all"] as const,
-  detail: (listId: string) => ["list", listId] as const,
-  members: (listId: string) => [...listKeys.detail(listId), "members"] as const,
-};
+export { listKeys } from "./keys.ts";
 
 export function useListPages() {
   return useInfiniteQuery({
