@@ -2,7 +2,6 @@
 // Each variable read here has its default and meaning in config-docs.ts, which the docs' tables come from.
 import { isIP } from "node:net";
 import path from "node:path";
-import { parseStorageUrl, type S3Location } from "./platform/storage.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -325,4 +324,44 @@ function storageLocation(env: Env): S3Location | null {
 /** A provider's API base URL (http or https), without a trailing slash. */
 function baseUrl(env: Env, name: string, fallback: string): string {
   return (url(env, name, ["http:", "https:"]) ?? fallback).replace(/\/+$/, "");
+}
+
+export interface S3Location {
+  bucket: string;
+  region: string;
+  endpoint: string | null;
+  forcePathStyle: boolean;
+}
+
+/** STORAGE_URL, parsed; null means the local DATA_DIR. Throws a plain Error naming what is wrong. */
+export function parseStorageUrl(raw: string | null): S3Location | null {
+  if (raw === null || raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`STORAGE_URL must look like s3://BUCKET?region=REGION, got "${raw}"`);
+  }
+  if (url.protocol !== "s3:" || !url.hostname || (url.pathname !== "" && url.pathname !== "/")) {
+    throw new Error(`STORAGE_URL must look like s3://BUCKET?region=REGION, got "${raw}"`);
+  }
+  const region = url.searchParams.get("region");
+  if (!region) throw new Error("STORAGE_URL needs ?region=… (e.g. s3://parley-files?region=eu-west-1)");
+  const endpoint = url.searchParams.get("endpoint");
+  if (endpoint !== null) {
+    let e: URL;
+    try {
+      e = new URL(endpoint);
+    } catch {
+      throw new Error(`STORAGE_URL's endpoint must be an http(s) URL, got "${endpoint}"`);
+    }
+    if (e.protocol !== "http:" && e.protocol !== "https:") {
+      throw new Error(`STORAGE_URL's endpoint must be an http(s) URL, got "${endpoint}"`);
+    }
+  }
+  const forcePathStyle = url.searchParams.get("forcePathStyle");
+  if (forcePathStyle !== null && forcePathStyle !== "true" && forcePathStyle !== "false") {
+    throw new Error("STORAGE_URL's forcePathStyle must be true or false");
+  }
+  return { bucket: url.hostname, region, endpoint, forcePathStyle: forcePathStyle === "true" };
 }

@@ -4,9 +4,10 @@
 // file that is missing, and the orphan sweep (a kill between a file's write and its commit leaves
 // one) removes every file no message names, and nothing else.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseStorageUrl } from "../src/config.ts";
 import { mediaSweep } from "../src/modules/messaging/index.ts";
 import { MEDIA_PREFIX } from "../src/modules/messaging/media/store.ts";
-import { openStorage, parseStorageUrl } from "../src/platform/storage.ts";
+import { openStorage } from "../src/platform/storage.ts";
 import { sweepPrefix } from "../src/platform/storage-sweep.ts";
 import { freshDatabase, type TestDatabase } from "../test/helpers.ts";
 import {

@@ -3,10 +3,12 @@
 // API and worker processes on several machines share no volume. Keys are paths like
 // `media/ab/cd/<sha256>`; a put returns once the object is durable, before the row that names it
 // commits, and a storage that cannot take a write answers 503 (nothing is acknowledged without it).
+
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
+import type { S3Location } from "../config.ts";
 import { AppError } from "./errors.ts";
 
 export interface StoredObject {
@@ -36,46 +38,6 @@ export interface ObjectStorage {
   /** Every object under a prefix, for the orphan sweep and the migration. */
   list(prefix: string): AsyncIterable<ObjectInfo>;
   close(): Promise<void>;
-}
-
-export interface S3Location {
-  bucket: string;
-  region: string;
-  endpoint: string | null;
-  forcePathStyle: boolean;
-}
-
-/** STORAGE_URL, parsed; null means the local DATA_DIR. Throws a plain Error naming what is wrong. */
-export function parseStorageUrl(raw: string | null): S3Location | null {
-  if (raw === null || raw.trim() === "") return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`STORAGE_URL must look like s3://BUCKET?region=REGION, got "${raw}"`);
-  }
-  if (url.protocol !== "s3:" || !url.hostname || (url.pathname !== "" && url.pathname !== "/")) {
-    throw new Error(`STORAGE_URL must look like s3://BUCKET?region=REGION, got "${raw}"`);
-  }
-  const region = url.searchParams.get("region");
-  if (!region) throw new Error("STORAGE_URL needs ?region=… (e.g. s3://parley-files?region=eu-west-1)");
-  const endpoint = url.searchParams.get("endpoint");
-  if (endpoint !== null) {
-    let e: URL;
-    try {
-      e = new URL(endpoint);
-    } catch {
-      throw new Error(`STORAGE_URL's endpoint must be an http(s) URL, got "${endpoint}"`);
-    }
-    if (e.protocol !== "http:" && e.protocol !== "https:") {
-      throw new Error(`STORAGE_URL's endpoint must be an http(s) URL, got "${endpoint}"`);
-    }
-  }
-  const forcePathStyle = url.searchParams.get("forcePathStyle");
-  if (forcePathStyle !== null && forcePathStyle !== "true" && forcePathStyle !== "false") {
-    throw new Error("STORAGE_URL's forcePathStyle must be true or false");
-  }
-  return { bucket: url.hostname, region, endpoint, forcePathStyle: forcePathStyle === "true" };
 }
 
 function unavailable(err: unknown): AppError {
