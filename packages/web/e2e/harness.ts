@@ -166,6 +166,15 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
   await page.waitForFunction(
     () => document.querySelectorAll('[role="status"][aria-label^="Loading"]').length === 0,
   );
+  // ...and at rest: a dialog, drawer or notification still fading in is half transparent, and axe
+  // would measure the contrast of a blend no one reads. Endless animations (spinners) don't count.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every(
+        (a) => a.playState !== "running" || a.effect?.getTiming().iterations === Number.POSITIVE_INFINITY,
+      ),
+  );
   const result = await new AxeBuilder({ page }).analyze();
   const bad = result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

@@ -141,21 +141,31 @@ export function useInboxAlerts(userId: string): void {
       if (openHere) continue;
       const inboundNews =
         c.lastMessage?.direction === "inbound" && c.lastMessageAt !== (was?.lastMessageAt ?? null);
+      // A conversation first seen here is "new" even when the bot already handed it over between two
+      // looks (how fast that is depends on the machine, not on the person): one alert, whose sound
+      // plays for either choice.
       let kind: AlertKind | null = null;
-      if (c.humanAlert && !was?.humanAlert) kind = "needsHuman";
-      else if (!was && inboundNews && Date.parse(c.createdAt) >= since.current - 1000)
-        kind = "newConversation";
+      const isNew = !was && inboundNews && Date.parse(c.createdAt) >= since.current - 1000;
+      if (isNew) kind = "newConversation";
+      else if (c.humanAlert && !was?.humanAlert) kind = "needsHuman";
       else if (inboundNews && c.assignee?.id === userId) kind = "assignedMessage";
       if (kind) {
         const who = c.contact.name ?? c.contact.fromId ?? c.contact.phone ?? "a customer";
-        raiseAlert(latest.current.choices, kind, who, () => latest.current.navigate(`/inbox/${c.id}`));
+        const also: AlertKind[] = isNew && c.humanAlert ? ["needsHuman"] : [];
+        raiseAlert(latest.current.choices, kind, also, who, () => latest.current.navigate(`/inbox/${c.id}`));
       }
     }
   }, [newest.data, userId]);
 }
 
-function raiseAlert(choices: AlertChoices, kind: AlertKind, who: string, open: () => void): void {
-  if (choices.sound[kind]) beep();
+function raiseAlert(
+  choices: AlertChoices,
+  kind: AlertKind,
+  also: AlertKind[],
+  who: string,
+  open: () => void,
+): void {
+  if (choices.sound[kind] || also.some((k) => choices.sound[k])) beep();
   if (choices.browser && "Notification" in window && Notification.permission === "granted") {
     const note = new Notification(TITLES[kind], { body: who });
     note.onclick = () => {
