@@ -1,7 +1,6 @@
 // Presence in a conversation (who else is viewing or typing), so two teammates don't answer at once:
 // the open conversation sends heartbeats here, reads who else is there, and follows the changes on
 // its event stream (`event: presence`). Nothing is stored (presence.ts).
-import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
@@ -40,13 +39,14 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       throw new AppError("CONVERSATION_NOT_FOUND", `No conversation with id ${conversationId}`);
     return conversation;
   };
-  /** The signed-in person's state in the conversation the request names (404 for another account's). */
+  /** The signed-in person's state in one of their account's conversations (404 for another's). */
   const beat = async (
-    request: FastifyRequest<{ Params: { conversationId: string } }>,
+    session: ReturnType<typeof sessionOf>,
+    conversationId: string,
     state: PresenceBeat["state"],
   ) => {
-    const { account, user } = sessionOf(request);
-    const conversation = await conversationOf(account.id, request.params.conversationId);
+    const { account, user } = session;
+    const conversation = await conversationOf(account.id, conversationId);
     board.beat({
       accountId: account.id,
       conversationId: conversation.id,
@@ -69,7 +69,7 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       },
     },
     async (request, reply) => {
-      await beat(request, request.body.state);
+      await beat(sessionOf(request), request.params.conversationId, request.body.state);
       return reply.code(204).send();
     },
   );
@@ -86,7 +86,7 @@ export function presenceRoutes(app: App, ctx: AppContext, board: PresenceBoard):
       },
     },
     async (request, reply) => {
-      await beat(request, "left");
+      await beat(sessionOf(request), request.params.conversationId, "left");
       return reply.code(204).send();
     },
   );
