@@ -11,5 +11,9 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // What the page shows after a live update arrives through the server, the stream and a refetch: on
+    // a busy two-core CI machine that takes longer than expect.poll's default second. Playwright's own
+    // waits allow 30 s; polls allow 10.
+    expect: { poll: { timeout: 10_000, interval: 100 } },
   },
 });

@@ -96,6 +96,7 @@ const TITLES: Record<AlertKind, string> = {
 interface Seen {
   lastMessageAt: string | null;
   humanAlert: boolean;
+  unreadCount: number;
 }
 
 /**
@@ -129,7 +130,10 @@ export function useInboxAlerts(userId: string): void {
     if (!rows) return;
     const before = seen.current;
     seen.current = new Map(
-      rows.map((c) => [c.id, { lastMessageAt: c.lastMessageAt, humanAlert: c.humanAlert }]),
+      rows.map((c) => [
+        c.id,
+        { lastMessageAt: c.lastMessageAt, humanAlert: c.humanAlert, unreadCount: c.unreadCount },
+      ]),
     );
     if (!before) {
       since.current = Date.now();
@@ -139,11 +143,13 @@ export function useInboxAlerts(userId: string): void {
       const was = before.get(c.id);
       const openHere = document.hasFocus() && window.location.pathname.endsWith(`/${c.id}`);
       if (openHere) continue;
+      // The customer wrote since the last look: the last message is theirs, or the bot already answered
+      // it between two looks (how fast depends on the machine) and what is left of it is one more unread.
       const inboundNews =
-        c.lastMessage?.direction === "inbound" && c.lastMessageAt !== (was?.lastMessageAt ?? null);
+        c.lastMessageAt !== (was?.lastMessageAt ?? null) &&
+        (c.lastMessage?.direction === "inbound" || c.unreadCount > (was?.unreadCount ?? 0));
       // A conversation first seen here is "new" even when the bot already handed it over between two
-      // looks (how fast that is depends on the machine, not on the person): one alert, whose sound
-      // plays for either choice.
+      // looks: one alert, whose sound plays for either choice.
       let kind: AlertKind | null = null;
       const isNew = !was && inboundNews && Date.parse(c.createdAt) >= since.current - 1000;
       if (isNew) kind = "newConversation";
