@@ -42,6 +42,12 @@ type Figures = {
   offTopic: number;
   offTopicFallback: number;
   recall3: number;
+  /** "Did you mean" (decide()): answered right, wrong, the right entry among the choices, other choices. */
+  dymRight: number;
+  dymWrong: number;
+  dymChoicesHit: number;
+  dymChoicesMiss: number;
+  dymOffFallback: number;
   p50: number;
   p99: number;
 };
@@ -54,6 +60,8 @@ const arg = (name: string) => {
 const threshold = Number(arg("--threshold") ?? DEFAULT_THRESHOLD);
 if (!Number.isFinite(threshold)) throw new Error("--threshold needs a number");
 const devOnly = process.argv.includes("--dev-only");
+const choiceFloor = arg("--choice-floor") ? Number(arg("--choice-floor")) : undefined;
+const tieMargin = arg("--tie-margin") ? Number(arg("--tie-margin")) : undefined;
 const read = <T>(path: string): T => JSON.parse(readFileSync(path, "utf8")) as T;
 
 function loadDomains(): Domain[] {
@@ -91,6 +99,11 @@ const percentile = (sorted: number[], p: number) =>
 
 function evaluate(knowledge: KnowledgeEntry[], questions: Question[], t: number): Figures {
   const engine = createBuiltinEngine(knowledge, { threshold: 0 });
+  const deciding = createBuiltinEngine(knowledge, {
+    threshold: t,
+    ...(choiceFloor !== undefined ? { choiceFloor } : {}),
+    ...(tieMargin !== undefined ? { tieMargin } : {}),
+  });
   const f: Figures = {
     answerable: 0,
     right: 0,
@@ -99,6 +112,11 @@ function evaluate(knowledge: KnowledgeEntry[], questions: Question[], t: number)
     offTopic: 0,
     offTopicFallback: 0,
     recall3: 0,
+    dymRight: 0,
+    dymWrong: 0,
+    dymChoicesHit: 0,
+    dymChoicesMiss: 0,
+    dymOffFallback: 0,
     p50: 0,
     p99: 0,
   };
@@ -108,10 +126,19 @@ function evaluate(knowledge: KnowledgeEntry[], questions: Question[], t: number)
     const best = engine.match(q.question);
     times.push(performance.now() - started);
     const accepted = best && best.score >= t ? best : null;
+    const decision = deciding.decide(q.question);
     if (q.expected === null) {
       f.offTopic++;
       if (!accepted) f.offTopicFallback++;
+      if (decision.kind === "fallback") f.dymOffFallback++;
       continue;
+    }
+    if (decision.kind === "answer") {
+      if (decision.match.entryIndex === q.expected) f.dymRight++;
+      else f.dymWrong++;
+    } else if (decision.kind === "choices") {
+      if (decision.choices.some((c) => c.entryIndex === q.expected)) f.dymChoicesHit++;
+      else f.dymChoicesMiss++;
     }
     f.answerable++;
     if (!accepted) f.fallback++;
@@ -141,6 +168,11 @@ function row(name: string, set: string, entries: number, f: Figures): string[] {
     pct(f.fallback, f.answerable),
     pct(f.offTopicFallback, f.offTopic),
     pct(f.recall3, f.answerable),
+    pct(f.dymRight + f.dymChoicesHit, f.answerable),
+    pct(f.dymRight, f.answerable),
+    pct(f.dymWrong, f.answerable),
+    pct(f.dymChoicesHit + f.dymChoicesMiss, f.answerable),
+    pct(f.dymOffFallback, f.offTopic),
     `${ms(f.p50)} / ${ms(f.p99)}`,
   ];
 }
@@ -163,6 +195,11 @@ function sum(figures: Figures[]): Figures {
       "offTopic",
       "offTopicFallback",
       "recall3",
+      "dymRight",
+      "dymWrong",
+      "dymChoicesHit",
+      "dymChoicesMiss",
+      "dymOffFallback",
     ] as const)
       total[k] += f[k];
     total.p50 = Math.max(total.p50, f.p50);
@@ -182,6 +219,11 @@ const header = [
   "fallback",
   "off-topic to fallback",
   "recall@3 (LLM)",
+  "DYM resolved",
+  "DYM right",
+  "DYM wrong",
+  "DYM choices offered",
+  "DYM off-topic to fallback",
   "ms p50 / p99",
 ];
 const rows: string[][] = [];
@@ -212,7 +254,7 @@ const times: number[] = [];
 for (let round = 0; round < 5; round++) {
   for (const m of messages) {
     const started = performance.now();
-    bigEngine.match(m);
+    bigEngine.decide(m);
     times.push(performance.now() - started);
   }
 }

@@ -7553,8 +7553,8 @@ export interface operations {
         content: {
           "application/json": {
             engine: "builtin" | "llm";
-            /** @description handover: the message asks for a person (the bot would hand over and pause) */
-            outcome: "answer" | "fallback" | "handover";
+            /** @description handover: the message asks for a person (the bot would hand over and pause); choices: the builtin engine is unsure between a few entries and asks "Did you mean" (see choices) */
+            outcome: "answer" | "fallback" | "handover" | "choices";
             /** @description What the bot would send */
             reply: string;
             entry: {
@@ -7579,6 +7579,20 @@ export interface operations {
               question: string | null;
               confidence: number;
             } | null;
+            /** @description Outcome choices: the entries the bot offers ("Did you mean: 1. … 2. …"); the customer's pick gets that entry's answer. Absent otherwise */
+            choices?: {
+              /** @description What the customer answers to pick it: 1, 2 or 3 */
+              id: string;
+              /** @description The entry's question, as the choice shows it */
+              title: string;
+              /** @description The entry's index in the campaign's knowledge */
+              index: number;
+              confidence: number;
+              source: {
+                id: string;
+                name: string;
+              } | null;
+            }[];
           };
         };
       };

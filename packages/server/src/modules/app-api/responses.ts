@@ -184,13 +184,17 @@ export const AppConversationPage = pageOf(AppConversationJson);
 /** The signed-in teammate's unread conversations (the tab title), counted up to 100. */
 export const AppUnreadJson = Type.Object({ unreadConversations: Type.Integer({ minimum: 0 }) });
 
-/** A bot reply's outcome: answered, fell back, handed over, a follow-up, or the away message. */
+/**
+ * A bot reply's outcome: answered, fell back, handed over, a follow-up, the away message, or "Did you
+ * mean" choices.
+ */
 const BotOutcomeJson = Type.Union([
   Type.Literal("answer"),
   Type.Literal("fallback"),
   Type.Literal("handover"),
   Type.Literal("follow_up"),
   Type.Literal("away"),
+  Type.Literal("choices"),
 ]);
 export type BotOutcome = Static<typeof BotOutcomeJson>;
 

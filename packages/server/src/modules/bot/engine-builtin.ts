@@ -38,9 +38,23 @@ export type BuiltinMatch = {
   /** The answer came from a knowledge source's passage: which source, and the whole passage. */
   source?: { id: string; name: string; passage: string };
 };
+/** A "Did you mean" choice: an entry the message may be about, with what to call it. */
+export type BuiltinChoice = BuiltinMatch & { title: string };
+/**
+ * What the bot does with a message: answer with the best entry; offer the few plausible entries as
+ * choices when none is certain (or two are equally so); or fall back.
+ */
+export type BuiltinDecision =
+  | { kind: "answer"; match: BuiltinMatch }
+  | { kind: "choices"; choices: BuiltinChoice[] }
+  | { kind: "fallback" };
 export interface BuiltinEngine {
   /** Best answer for the message, or null when the confidence is below the threshold (=> fallback). */
   match(message: string): BuiltinMatch | null;
+  /** match() with "Did you mean": choices where the best candidates are close and none is certain. */
+  decide(message: string): BuiltinDecision;
+  /** The entry's answer (a "Did you mean" pick), or null when the knowledge has no such entry. */
+  answerOf(entryIndex: number): BuiltinMatch | null;
   /** The best candidate whatever its confidence (null when nothing shares a term): "closest entry". */
   closest(message: string): BuiltinMatch | null;
   /** topPassages over this engine's index (built once, not per message). */
@@ -49,6 +63,15 @@ export interface BuiltinEngine {
 
 /** Default minimum confidence (share of the message's weighted content terms found in the passage). */
 export const DEFAULT_THRESHOLD = 0.5;
+/** "Did you mean": how many entries at most, and the least confidence an entry needs to be offered. */
+export const MAX_CHOICES = 3;
+export const CHOICE_FLOOR = 0.45;
+/**
+ * Two entries whose confidences are this close at the top are a tie: the bot asks which one rather
+ * than guessing, unless the first one's BM25 score is clearly ahead.
+ */
+export const TIE_MARGIN = 0.05;
+export const TIE_BM25_RATIO = 1.25;
 
 /**
  * Weight of a message term = FLOOR + (1 - FLOOR) * idf / maxIdf. The floor keeps words that occur in
@@ -546,9 +569,11 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
 
 export function createBuiltinEngine(
   entries: KnowledgeEntry[],
-  options: { threshold?: number } = {},
+  options: { threshold?: number; choiceFloor?: number; tieMargin?: number } = {},
 ): BuiltinEngine {
   const threshold = options.threshold ?? DEFAULT_THRESHOLD;
+  const choiceFloor = options.choiceFloor ?? CHOICE_FLOOR;
+  const tieMargin = options.tieMargin ?? TIE_MARGIN;
   const index = buildIndex(entries);
   const closest = (message: string): BuiltinMatch | null => {
     const best = index.rank(message, 1)[0];
@@ -561,10 +586,66 @@ export function createBuiltinEngine(
       ...(source ? { source: { id: source.id, name: source.name, passage: best.passage.context } } : {}),
     };
   };
+  const matchOf = (passage: Passage, confidence: number): BuiltinMatch => {
+    const source = entries[passage.entryIndex]?.source;
+    return {
+      answer: passage.reply,
+      score: confidence,
+      entryIndex: passage.entryIndex,
+      ...(source ? { source: { id: source.id, name: source.name, passage: passage.context } } : {}),
+    };
+  };
+  const titleOf = (entryIndex: number): string | null => {
+    const entry = entries[entryIndex];
+    const title = entry?.question?.replace(/\s+/g, " ").trim();
+    return title ? title : null;
+  };
+  const decide = (message: string): BuiltinDecision => {
+    // The best passage of each entry, best entry first (an entry's phrasings are one candidate).
+    const candidates: Ranked[] = [];
+    const taken = new Set<number>();
+    for (const r of index.rank(message, 50)) {
+      if (taken.has(r.passage.entryIndex)) continue;
+      taken.add(r.passage.entryIndex);
+      candidates.push(r);
+      if (candidates.length >= MAX_CHOICES + 1) break;
+    }
+    const [best, second] = candidates;
+    if (!best) return { kind: "fallback" };
+    const tie =
+      second !== undefined &&
+      second.confidence >= best.confidence - tieMargin &&
+      best.bm25 < second.bm25 * TIE_BM25_RATIO;
+    if (best.confidence >= threshold && !tie)
+      return { kind: "answer", match: matchOf(best.passage, best.confidence) };
+    // Only entries with a name can be offered ("1. Opening hours"); free text without a heading cannot.
+    const floor = best.confidence >= threshold ? best.confidence - tieMargin : choiceFloor;
+    const choices: BuiltinChoice[] = [];
+    for (const c of candidates) {
+      const title = titleOf(c.passage.entryIndex);
+      if (c.confidence < floor || !title) continue;
+      if (choices.some((x) => x.title.toLowerCase() === title.toLowerCase())) continue;
+      choices.push({ ...matchOf(c.passage, c.confidence), title });
+      if (choices.length >= MAX_CHOICES) break;
+    }
+    if (choices.length >= 2) return { kind: "choices", choices };
+    if (best.confidence >= threshold)
+      return { kind: "answer", match: matchOf(best.passage, best.confidence) };
+    return { kind: "fallback" };
+  };
   return {
     match(message: string): BuiltinMatch | null {
       const best = closest(message);
       return best && best.score >= threshold ? best : null;
+    },
+    decide,
+    answerOf(entryIndex: number): BuiltinMatch | null {
+      const entry = entries[entryIndex];
+      const passage = index.passages.find((p) => p.entryIndex === entryIndex);
+      if (!entry || !passage) return null;
+      // A question/answer entry answers with its answer; a source passage with the whole passage.
+      const answer = entry.answer?.trim() || entry.text?.trim() || passage.reply;
+      return { ...matchOf(passage, 1), answer };
     },
     closest,
     top: (message, limit) => topOf(index, entries, message, limit),

@@ -3,6 +3,7 @@
 import type { AppContext } from "../../context.ts";
 import { AppError } from "../../platform/errors.ts";
 import { findAccountById } from "../accounts/repo.ts";
+import { choicesMessage } from "./choices.ts";
 import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
@@ -15,7 +16,7 @@ import { requireCampaign } from "./service.ts";
 
 export interface Preview {
   engine: "builtin" | "llm";
-  outcome: "answer" | "fallback" | "handover";
+  outcome: "answer" | "fallback" | "handover" | "choices";
   reply: string;
   /** The knowledge entry the answer came from (builtin engine), or null. */
   entry: { index: number; question: string | null } | null;
@@ -27,6 +28,14 @@ export interface Preview {
   source: { id: string; name: string; passage: string } | null;
   /** Builtin fallback: the entry that came closest, below the threshold (the campaign's own entries). */
   closest: { index: number; question: string | null; confidence: number } | null;
+  /** Builtin "Did you mean": the entries the bot would offer. */
+  choices?: {
+    id: string;
+    title: string;
+    index: number;
+    confidence: number;
+    source: { id: string; name: string } | null;
+  }[];
 }
 
 export async function previewReply(
@@ -67,7 +76,27 @@ export async function previewReply(
   };
   if (asksForPerson(text)) return handover;
   if (engine === "builtin") {
-    const match = builtin.match(text);
+    const decision = builtin.decide(text);
+    if (decision.kind === "choices") {
+      return {
+        engine,
+        outcome: "choices",
+        reply: choicesMessage(decision.choices),
+        entry: null,
+        confidence: null,
+        reason: null,
+        source: null,
+        closest: null,
+        choices: decision.choices.map((c, i) => ({
+          id: String(i + 1),
+          title: c.title,
+          index: c.entryIndex,
+          confidence: rounded(c.score),
+          source: c.source ? { id: c.source.id, name: c.source.name } : null,
+        })),
+      };
+    }
+    const match = decision.kind === "answer" ? decision.match : null;
     if (!match) {
       const near = builtin.closest(text);
       return fallback(

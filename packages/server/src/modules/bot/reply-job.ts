@@ -26,7 +26,9 @@ import * as conversations from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
 import { createOutboundMessage } from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
+import { type Suggestion, suggestionsOf } from "../messaging/suggestions.ts";
 import { notify } from "../notifications/service.ts";
+import { choicesMessage, readPick, suggestionsFrom } from "./choices.ts";
 import { knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
@@ -278,6 +280,7 @@ export async function runBotReply(
         contactId: inbound.contact_id,
         body,
         botOutcome: generated.outcome,
+        suggestions: generated.suggestions ?? null,
         at: now,
       });
       if (generated.usage) {
@@ -435,7 +438,9 @@ async function alertOutOfCredits(
 interface Generated {
   body: string;
   alert: AlertReason | null;
-  outcome: "answer" | "fallback" | "handover";
+  outcome: "answer" | "fallback" | "handover" | "choices";
+  /** "Did you mean": the choices offered, shown as buttons where the channel has them. */
+  suggestions?: Suggestion[];
   /** The LLM's token use (LLM replies only). */
   usage: LlmUsage | null;
   functionCalls: number;
@@ -465,10 +470,36 @@ async function generate(
   if (asksForPerson(inbound.body)) return { ...handover, ...NO_USAGE };
   const { entries, engine } = await knowledgeOf(ctx, campaign);
   if (input.engine === "builtin") {
-    const match = engine.match(inbound.body);
-    return match
-      ? { body: match.answer, alert: null, outcome: "answer", ...NO_USAGE }
-      : { ...fallback, alert: "no_answer", ...NO_USAGE };
+    // The customer answering the bot's "Did you mean": the picked entry's answer (if the knowledge
+    // still holds that entry under that name). Anything else is a new question.
+    const offered = suggestionsOf(
+      await repo.pendingSuggestions(
+        ctx.db.kysely,
+        inbound.account_id,
+        inbound.contact_id,
+        inbound.conversation_id,
+        inbound.id,
+      ),
+    );
+    const pick = offered.length ? readPick(inbound.body, offered) : null;
+    const picked =
+      pick && entries[pick.entry]?.question?.replace(/\s+/g, " ").trim() === pick.title
+        ? engine.answerOf(pick.entry)
+        : null;
+    if (picked) return { body: picked.answer, alert: null, outcome: "answer", ...NO_USAGE };
+    const decision = engine.decide(inbound.body);
+    if (decision.kind === "answer")
+      return { body: decision.match.answer, alert: null, outcome: "answer", ...NO_USAGE };
+    if (decision.kind === "choices") {
+      return {
+        body: choicesMessage(decision.choices),
+        alert: null,
+        outcome: "choices",
+        suggestions: suggestionsFrom(decision.choices),
+        ...NO_USAGE,
+      };
+    }
+    return { ...fallback, alert: "no_answer", ...NO_USAGE };
   }
   if (!target) {
     log.warn({ campaignId: campaign.id }, "campaign uses the llm engine but no LLM is configured");

@@ -345,3 +345,29 @@ export async function followUpFigures(
     .executeTakeFirstOrThrow();
   return { sent: Number(row.sent ?? 0), answered: Number(row.answered ?? 0) };
 }
+
+/**
+ * The choices of the bot's "Did you mean" when it is the message right before `inboundId` in the
+ * conversation (the customer's next message may pick one), else none: anything said in between (a
+ * person's reply, another customer message) makes the choices stale.
+ */
+export async function pendingSuggestions(
+  db: Kysely<Database> | Transaction<Database>,
+  accountId: string,
+  contactId: string,
+  conversationId: string,
+  inboundId: string,
+): Promise<string | null> {
+  const previous = await db
+    .selectFrom("messages")
+    .select(["sender", "suggestions", "type"])
+    .where("account_id", "=", accountId)
+    .where("contact_id", "=", contactId)
+    .where("conversation_id", "=", conversationId)
+    .where("id", "<", inboundId)
+    .where("type", "=", "text")
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return previous?.sender === "bot" ? (previous.suggestions ?? null) : null;
+}

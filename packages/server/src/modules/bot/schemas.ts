@@ -398,9 +398,14 @@ export const PreviewBody = Type.Object({
 
 export const PreviewJson = Type.Object({
   engine: Type.Union([Type.Literal("builtin"), Type.Literal("llm")]),
-  outcome: Type.Union([Type.Literal("answer"), Type.Literal("fallback"), Type.Literal("handover")], {
-    description: "handover: the message asks for a person (the bot would hand over and pause)",
-  }),
+  outcome: Type.Union(
+    [Type.Literal("answer"), Type.Literal("fallback"), Type.Literal("handover"), Type.Literal("choices")],
+    {
+      description:
+        "handover: the message asks for a person (the bot would hand over and pause); choices: the " +
+        'builtin engine is unsure between a few entries and asks "Did you mean" (see choices)',
+    },
+  ),
   reply: Type.String({ description: "What the bot would send" }),
   entry: Type.Union([
     Type.Object({ index: Type.Integer(), question: Type.Union([Type.String(), Type.Null()]) }),
@@ -444,6 +449,22 @@ export const PreviewJson = Type.Object({
         "Builtin engine, fallback no_answer: the entry that came closest and its confidence, below the " +
         "threshold (the entry to add the message to with Save as knowledge); null otherwise",
     },
+  ),
+  choices: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String({ description: "What the customer answers to pick it: 1, 2 or 3" }),
+        title: Type.String({ description: "The entry's question, as the choice shows it" }),
+        index: Type.Integer({ description: "The entry's index in the campaign's knowledge" }),
+        confidence: Type.Number(),
+        source: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()]),
+      }),
+      {
+        description:
+          'Outcome choices: the entries the bot offers ("Did you mean: 1. … 2. …"); the customer\'s pick ' +
+          "gets that entry's answer. Absent otherwise",
+      },
+    ),
   ),
 });
 

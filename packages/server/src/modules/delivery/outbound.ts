@@ -7,6 +7,7 @@ import { newId } from "../../platform/ids.ts";
 import { enqueueJobs } from "../../platform/jobs.ts";
 import { touchConversation } from "../conversations/repo.ts";
 import { insertMessage } from "../messaging/repo.ts";
+import type { Suggestion } from "../messaging/suggestions.ts";
 import { deliveryJob, eventDeliveryJob } from "./jobs.ts";
 import { insertEvent } from "./repo.ts";
 
@@ -32,7 +33,9 @@ export interface OutboundMessageInput {
    * them), a campaign's follow-up after the customer went quiet, or its away message outside business
    * hours.
    */
-  botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | "away" | null;
+  botOutcome?: "answer" | "fallback" | "handover" | "follow_up" | "away" | "choices" | null;
+  /** The choices a bot's "Did you mean" offers: channels show them as buttons. */
+  suggestions?: Suggestion[] | null;
   /** A WhatsApp template to send instead of free text (an outgoing campaign's first message). */
   template?: { name: string; language: string; parameters: string[] } | null;
   /** A person's attachment, already checked and in the blob store (messaging/media/reply-attachment.ts). */
@@ -75,6 +78,7 @@ export async function createOutboundMessage(
     bot_outcome: input.botOutcome ?? null,
     provider_message_id: null,
     template: input.template ? JSON.stringify(input.template) : null,
+    suggestions: input.suggestions?.length ? JSON.stringify(input.suggestions) : null,
     sending_since: null,
     created_at: now,
     updated_at: now,

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import type { MessageRow } from "../../platform/db/schema.ts";
 import type { JobContext } from "../../platform/jobs.ts";
 import { iso } from "../../platform/text.ts";
+import { suggestionsOf } from "../messaging/suggestions.ts";
 import { errorJson } from "../messaging/view.ts";
 import { type AttemptResult, nextRetryDelayMs } from "./attempt.ts";
 
@@ -42,6 +43,11 @@ export function messageEvent(
       : m.media_url && !m.media_url.startsWith("data:")
         ? { url: m.media_url, contentType: m.media_content_type }
         : null,
+    // A "Did you mean" message: the choices as data, for a system that shows buttons (the body lists
+    // them as numbered text too). Absent on every other message.
+    ...(m.suggestions
+      ? { suggestions: suggestionsOf(m.suggestions).map(({ id, title }) => ({ id, title })) }
+      : {}),
   };
 }
 

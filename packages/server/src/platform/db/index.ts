@@ -48,6 +48,7 @@ import * as m041brand from "./migrations/041_agency_brand.ts";
 import * as m043usage from "./migrations/043_usage_indexes.ts";
 import * as m044trigram from "./migrations/044_search_trigram.ts";
 import * as m045knowledge from "./migrations/045_knowledge_sources.ts";
+import * as m046suggestions from "./migrations/046_message_suggestions.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -122,6 +123,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "043_usage_indexes": m043usage,
   "044_search_trigram": m044trigram,
   "045_knowledge_sources": m045knowledge,
+  "046_message_suggestions": m046suggestions,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -369,6 +369,8 @@ export interface MessagesTable {
   provider_message_id: Generated<string | null>;
   /** JSON {name, language, parameters}: a WhatsApp template this message is sent as (campaigns). */
   template: Generated<string | null>;
+  /** JSON [{id, title, entry}]: the choices a bot's "Did you mean" offers (shown as buttons). */
+  suggestions: Generated<string | null>;
   /** Set while the message is being handed to a provider, cleared when the outcome commits. */
   sending_since: Generated<number | null>;
   created_at: number;

@@ -3877,7 +3877,7 @@ export interface operations {
               type: "text" | "reaction";
               sender: "contact" | "bot" | "human" | "api";
               senderName: string | null;
-              botOutcome: ("answer" | "fallback" | "handover" | "follow_up" | "away") | null;
+              botOutcome: ("answer" | "fallback" | "handover" | "follow_up" | "away" | "choices") | null;
               body: string | null;
               status: string;
               error: {
@@ -4162,7 +4162,7 @@ export interface operations {
             type: "text" | "reaction";
             sender: "contact" | "bot" | "human" | "api";
             senderName: string | null;
-            botOutcome: ("answer" | "fallback" | "handover" | "follow_up" | "away") | null;
+            botOutcome: ("answer" | "fallback" | "handover" | "follow_up" | "away" | "choices") | null;
             body: string | null;
             status: string;
             error: {
@@ -6754,8 +6754,8 @@ export interface operations {
         content: {
           "application/json": {
             engine: "builtin" | "llm";
-            /** @description handover: the message asks for a person (the bot would hand over and pause) */
-            outcome: "answer" | "fallback" | "handover";
+            /** @description handover: the message asks for a person (the bot would hand over and pause); choices: the builtin engine is unsure between a few entries and asks "Did you mean" (see choices) */
+            outcome: "answer" | "fallback" | "handover" | "choices";
             /** @description What the bot would send */
             reply: string;
             entry: {
@@ -6780,6 +6780,20 @@ export interface operations {
               question: string | null;
               confidence: number;
             } | null;
+            /** @description Outcome choices: the entries the bot offers ("Did you mean: 1. … 2. …"); the customer's pick gets that entry's answer. Absent otherwise */
+            choices?: {
+              /** @description What the customer answers to pick it: 1, 2 or 3 */
+              id: string;
+              /** @description The entry's question, as the choice shows it */
+              title: string;
+              /** @description The entry's index in the campaign's knowledge */
+              index: number;
+              confidence: number;
+              source: {
+                id: string;
+                name: string;
+              } | null;
+            }[];
           };
         };
       };

@@ -3,6 +3,7 @@ import {
   Badge,
   Button,
   Group,
+  List,
   Paper,
   Select,
   Stack,
@@ -116,7 +117,9 @@ function TryIt({ campaignId }: { campaignId: string }) {
               ? "The bot would answer"
               : r.outcome === "handover"
                 ? "The bot would hand over to a person"
-                : "The bot would fall back"
+                : r.outcome === "choices"
+                  ? "The bot would ask which one they mean"
+                  : "The bot would fall back"
           }
           role="status"
           aria-label="Preview result"
@@ -124,31 +127,44 @@ function TryIt({ campaignId }: { campaignId: string }) {
           <Text size="sm" style={{ whiteSpace: "pre-wrap" }}>
             {r.reply}
           </Text>
+          {r.outcome === "choices" && r.choices && (
+            <List size="xs" mt="xs" aria-label="Choices offered">
+              {r.choices.map((c) => (
+                <List.Item key={c.id}>
+                  {c.id}.{" "}
+                  {c.source ? `From the knowledge source ${c.source.name}` : `Knowledge entry ${c.index + 1}`}
+                  {`: "${c.title}", confidence ${Math.round(c.confidence * 100)} %`}
+                </List.Item>
+              ))}
+            </List>
+          )}
           <Text size="xs" mt="xs">
-            {r.outcome === "answer"
-              ? [
-                  r.entry
-                    ? `From knowledge entry ${r.entry.index + 1}${r.entry.question ? `: "${r.entry.question}"` : ""}`
-                    : r.source
-                      ? `From the knowledge source ${r.source.name}`
-                      : "Written by the LLM",
-                  r.confidence !== null ? `confidence ${Math.round(r.confidence * 100)} %` : null,
-                ]
-                  .filter(Boolean)
-                  .join(" · ")
-              : r.reason === "no_answer"
-                ? `No knowledge entry matched well enough: the fallback message goes out and a person is alerted.${
-                    r.closest
-                      ? ` Closest: entry ${r.closest.index + 1}${r.closest.question ? ` "${r.closest.question}"` : ""}, confidence ${Math.round(r.closest.confidence * 100)} %.`
-                      : ""
-                  }`
-                : r.reason === "llm_not_configured"
-                  ? "This campaign uses the LLM, but no LLM provider is set up in Settings."
-                  : r.reason === "human_requested"
-                    ? "The customer asks for a person: the bot hands over and alerts your team."
-                    : r.reason === "function_error"
-                      ? "A function failed: the bot says a person will follow up and alerts your team."
-                      : "The LLM provider failed."}
+            {r.outcome === "choices"
+              ? "No entry is certain and these are close: the customer's pick (the number, the button or its words) gets that entry's answer. No one is alerted unless the choices don't help."
+              : r.outcome === "answer"
+                ? [
+                    r.entry
+                      ? `From knowledge entry ${r.entry.index + 1}${r.entry.question ? `: "${r.entry.question}"` : ""}`
+                      : r.source
+                        ? `From the knowledge source ${r.source.name}`
+                        : "Written by the LLM",
+                    r.confidence !== null ? `confidence ${Math.round(r.confidence * 100)} %` : null,
+                  ]
+                    .filter(Boolean)
+                    .join(" · ")
+                : r.reason === "no_answer"
+                  ? `No knowledge entry matched well enough: the fallback message goes out and a person is alerted.${
+                      r.closest
+                        ? ` Closest: entry ${r.closest.index + 1}${r.closest.question ? ` "${r.closest.question}"` : ""}, confidence ${Math.round(r.closest.confidence * 100)} %.`
+                        : ""
+                    }`
+                  : r.reason === "llm_not_configured"
+                    ? "This campaign uses the LLM, but no LLM provider is set up in Settings."
+                    : r.reason === "human_requested"
+                      ? "The customer asks for a person: the bot hands over and alerts your team."
+                      : r.reason === "function_error"
+                        ? "A function failed: the bot says a person will follow up and alerts your team."
+                        : "The LLM provider failed."}
           </Text>
         </Alert>
       )}
