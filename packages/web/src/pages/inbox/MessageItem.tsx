@@ -52,6 +52,7 @@ const BOT_NOTE: Record<string, string> = {
   handover: "Hand-over · a person was alerted",
   follow_up: "Follow-up · sent because the customer had not answered",
   away: "Away message · sent outside business hours; a person was alerted",
+  choices: "Did you mean · the bot offered choices; the customer's pick gets that answer",
 };
 
 /** Local "14:05" (24-hour, as the retry label says it). */
