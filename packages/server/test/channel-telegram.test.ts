@@ -193,7 +193,7 @@ describe("telegram channel: connecting", () => {
     expect(calls[0]!.body).toEqual({
       url: `${PUBLIC_URL}/v1/channels/${s.channel.id}/inbound`,
       secret_token: secret,
-      allowed_updates: ["message"],
+      allowed_updates: ["message", "callback_query"],
     });
     expect(tg.webhookOf(s.token)?.url).toBe(s.channel.inboundUrl);
 

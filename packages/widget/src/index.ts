@@ -26,6 +26,8 @@ interface Message {
   agentName?: string;
   createdAt: string;
   attachment?: { contentType: string; size: number | null };
+  /** A bot's "Did you mean": the choices, shown as buttons under it while it is the last message. */
+  suggestions?: { id: string; title: string }[];
   /** Shown while its POST is in flight. */
   pending?: boolean;
 }
@@ -180,18 +182,36 @@ async function start(): Promise<void> {
     const sorted = [...messages.values()].sort((a, b) =>
       a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
     );
+    const last = sorted.at(-1);
     list.replaceChildren(
-      ...sorted.map((m) => {
+      ...sorted.flatMap((m) => {
         const mine = m.sender === "visitor";
         const item = el("li", { class: `bubble ${mine ? "me" : "them"}${m.pending ? " pending" : ""}` });
         const who = mine ? "You" : m.sender === "bot" ? "Assistant" : (m.agentName ?? "Team");
         item.append(el("span", { class: "who" }, who));
         if (m.body) item.append(el("span", { class: "text" }, m.body));
         if (m.attachment) item.append(attachmentView(m));
-        return item;
+        // The choices answer only the message right after them: once anything follows, they go.
+        return m === last && m.sender === "bot" && m.suggestions?.length ? [item, choicesView(m)] : [item];
       }),
     );
     log.scrollTop = log.scrollHeight;
+  };
+
+  /** The bot's choices as buttons; a press sends the choice's question as the visitor's message. */
+  const choicesView = (m: Message): HTMLElement => {
+    const item = el("li", { class: "choices" });
+    const group = el("div", { role: "group", "aria-label": "Suggested questions" });
+    for (const choice of m.suggestions ?? []) {
+      const button = el("button", { type: "button", class: "choice" }, choice.title);
+      button.addEventListener("click", () => {
+        sendText(choice.title);
+        input.focus();
+      });
+      group.append(button);
+    }
+    item.append(group);
+    return item;
   };
 
   const attachmentView = (m: Message): HTMLElement => {
@@ -344,11 +364,7 @@ async function start(): Promise<void> {
   panel.addEventListener("keydown", (e) => {
     if (e.key === "Escape") setOpen(false);
   });
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const body = input.value.trim();
-    if (!body) return;
-    input.value = "";
+  const sendText = (body: string) => {
     const clientMessageId = newId();
     void post(
       "/messages",
@@ -362,6 +378,13 @@ async function start(): Promise<void> {
         pending: true,
       },
     );
+  };
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const body = input.value.trim();
+    if (!body) return;
+    input.value = "";
+    sendText(body);
   });
   emailForm.addEventListener("submit", async (e) => {
     e.preventDefault();

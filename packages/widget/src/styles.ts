@@ -33,6 +33,10 @@ h2 { font-size: 16px; margin: 0; font-weight: 600; }
 .email[hidden] { display: none; }
 .email label { flex: 1; display: flex; flex-direction: column; gap: 4px; }
 .email input { font: inherit; padding: 6px 8px; border: 1px solid #6b7280; border-radius: 8px; }
+.choices { margin: -2px 0 8px; }
+.choices div { display: flex; flex-direction: column; align-items: flex-start; gap: 6px; max-width: 85%; }
+.choice { font: inherit; font-size: 14px; text-align: left; padding: 6px 12px; border: 1px solid var(--accent); border-radius: 14px; background: #fff; color: #111827; cursor: pointer; }
+.choice:hover { background: #f3f4f6; }
 .file-link { font: inherit; background: none; border: 0; padding: 0; color: inherit; text-decoration: underline; cursor: pointer; }
 @media (max-width: 480px) {
   .wrap { bottom: 12px; } .wrap.right { right: 12px; } .wrap.left { left: 12px; }

@@ -87,7 +87,7 @@ export async function receiveInbound(
       ),
     ]),
   );
-  return adapter.acceptedReply ?? ACCEPTED;
+  return adapter.inboundReply?.(check.payload) ?? adapter.acceptedReply ?? ACCEPTED;
 }
 
 /** The inbound job: every event of one provider call, each idempotent, so a rerun repeats nothing. */

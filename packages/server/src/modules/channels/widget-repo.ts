@@ -34,6 +34,7 @@ const WIDGET_MESSAGE_COLUMNS = [
   "media_state",
   "media_content_type",
   "media_size",
+  "suggestions",
   "created_at",
 ] as const;
 
@@ -47,6 +48,8 @@ export interface WidgetMessageRow {
   media_state: "pending" | "stored" | "rejected" | null;
   media_content_type: string | null;
   media_size: number | null;
+  /** JSON [{id, title, entry}]: a bot's "Did you mean" choices, else null. */
+  suggestions: string | null;
   created_at: number;
 }
 

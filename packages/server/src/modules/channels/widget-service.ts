@@ -13,6 +13,7 @@ import { parseEmail } from "../contacts/service.ts";
 import { markContactSeen } from "../conversations/repo.ts";
 import { decodeDataUri, sniff } from "../messaging/media/sniff.ts";
 import { storeBlob } from "../messaging/media/store.ts";
+import { suggestionsOf } from "../messaging/suggestions.ts";
 import { DEFAULT_WIDGET_COLOR, parseWebConfig, type WebConfig } from "./adapters/web.ts";
 import { findChannelPublic, findVisitorByTokenHash, insertVisitor, touchVisitor } from "./repo.ts";
 import { acceptChannelMessage } from "./service.ts";
@@ -152,6 +153,15 @@ export interface WidgetMessage {
   agentName?: string;
   createdAt: string;
   attachment?: { contentType: string; size: number | null };
+  /** A bot's "Did you mean": the choices, which the widget shows as buttons under the message. */
+  suggestions?: { id: string; title: string }[];
+}
+
+/** The choices of a bot's message as the visitor sees them: the number and the question, nothing else. */
+function suggestionsView(r: WidgetMessageRow): { suggestions?: { id: string; title: string }[] } {
+  if (r.direction !== "outbound" || !r.suggestions) return {};
+  const choices = suggestionsOf(r.suggestions);
+  return choices.length > 0 ? { suggestions: choices.map(({ id, title }) => ({ id, title })) } : {};
 }
 
 async function messagesView(
@@ -179,6 +189,7 @@ async function messagesView(
       ...(r.media_state === "stored" && r.media_content_type
         ? { attachment: { contentType: r.media_content_type, size: r.media_size } }
         : {}),
+      ...suggestionsView(r),
     };
   });
 }

@@ -2,8 +2,11 @@
 // messaging goes through the same platform). Webhooks (entry[].messaging[] of object "page" or
 // "instagram") come signed with the app secret; replies go to POST {graph}/{version}/{page id}/messages
 // with the page access token and messaging_type RESPONSE, inside the 24-hour window only. A customer is
-// known by its page-scoped id (PSID, or IGSID on Instagram).
+// known by its page-scoped id (PSID, or IGSID on Instagram). A bot's "Did you mean" choices go as quick
+// replies (both platforms have them, with the same shape).
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
+import { suggestionsOf } from "../../messaging/suggestions.ts";
+import { buttonLabels, pressedBody } from "./choice-buttons.ts";
 import { arr, obj, str } from "./json.ts";
 import {
   authenticateMeta,
@@ -23,6 +26,10 @@ const ATTACHMENT_TYPES: Record<string, string> = {
   file: "application/pdf",
 };
 
+/** Send API quick replies: at most 13, each title at most 20 characters. */
+const QUICK_REPLIES_MAX = 13;
+const QUICK_REPLY_TITLE_MAX = 20;
+
 function parseMessaging(prefix: "fb" | "ig", payload: unknown): InboundEvent[] {
   const events: InboundEvent[] = [];
   for (const entry of arr(obj(payload).entry)) {
@@ -37,13 +44,18 @@ function parseMessaging(prefix: "fb" | "ig", payload: unknown): InboundEvent[] {
         const url = str(obj(attachment.payload).url);
         const media =
           url && type && ATTACHMENT_TYPES[type] ? { ref: url, contentType: ATTACHMENT_TYPES[type]! } : null;
+        const quickReply = str(obj(message.quick_reply).payload);
         events.push({
           kind: "message",
           externalId: `${prefix}:${mid}`,
           address: sender,
           contact: { externalId: `${prefix}:${sender}`, firstName: null, lastName: null },
-          body:
-            str(message.text) ?? (media || !type ? "" : `[a ${type} attachment, which Parley does not show]`),
+          // A quick reply (one of the bot's choices) is stored as the choice's number, which the bot
+          // reads exactly; its text is the label, cut to 20 characters.
+          body: quickReply
+            ? pressedBody(quickReply, str(message.text))
+            : (str(message.text) ??
+              (media || !type ? "" : `[a ${type} attachment, which Parley does not show]`)),
           media,
         });
       }
@@ -89,6 +101,10 @@ function metaMessagingAdapter(type: ChannelType, product: string, prefix: "fb" |
       }
       const media = target.mediaUrl;
       const kind = message.media_content_type?.startsWith("image/") ? "image" : "file";
+      // A bot's "Did you mean": the choices as quick replies under the text (the payload, the
+      // choice's number, comes back with the press).
+      const choices = media ? [] : suggestionsOf(message.suggestions).slice(0, QUICK_REPLIES_MAX);
+      const labels = buttonLabels(choices, QUICK_REPLY_TITLE_MAX);
       const res = await graphPost(
         ctx,
         product,
@@ -99,7 +115,16 @@ function metaMessagingAdapter(type: ChannelType, product: string, prefix: "fb" |
           messaging_type: "RESPONSE",
           message: media
             ? { attachment: { type: kind, payload: { url: media, is_reusable: false } } }
-            : { text: message.body },
+            : choices.length > 0
+              ? {
+                  text: message.body,
+                  quick_replies: choices.map((c, i) => ({
+                    content_type: "text",
+                    title: labels[i]!,
+                    payload: c.id,
+                  })),
+                }
+              : { text: message.body },
         },
       );
       if (!res.ok) return res.outcome;

@@ -2,18 +2,27 @@
 // (https://core.telegram.org/bots/api). Creating the channel registers Parley's inbound URL as the bot's
 // webhook with a secret token Telegram echoes in X-Telegram-Bot-Api-Secret-Token on every update; a
 // private chat's messages become incoming messages (the chat id is the address replies go to), and
-// replies go out with sendMessage, sendPhoto or sendDocument. The bot token sits in every API URL's path,
-// so nothing this file returns, throws or logs may quote a URL or an error as is: it goes through
-// `scrub` first.
+// replies go out with sendMessage, sendPhoto or sendDocument. A bot's "Did you mean" choices go as an
+// inline keyboard; a press (a callback_query update) is an incoming message carrying the choice's
+// number. The bot token sits in every API URL's path, so nothing this file returns, throws or logs may
+// quote a URL or an error as is: it goes through `scrub` first.
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../../../context.ts";
 import { AppError } from "../../../platform/errors.ts";
 import { OutboundError } from "../../../platform/safe-fetch.ts";
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
+import { type Suggestion, suggestionsOf } from "../../messaging/suggestions.ts";
 import { configObject, invalid } from "./fields.ts";
 import { str } from "./json.ts";
 import { callProvider, failedAnswer, fetchBytes, type ProviderCall, sameSecret } from "./provider-http.ts";
-import type { ChannelAdapter, DecryptedChannel, InboundEvent, MediaRef, SendOutcome } from "./types.ts";
+import type {
+  ChannelAdapter,
+  DecryptedChannel,
+  InboundEvent,
+  InboundReply,
+  MediaRef,
+  SendOutcome,
+} from "./types.ts";
 
 /** A token as BotFather gives it: "<bot id>:<35 characters>". */
 const TOKEN_PATTERN = /^\d{3,20}:[A-Za-z0-9_-]{30,60}$/;
@@ -133,8 +142,61 @@ function mediaOf(msg: Record<string, unknown>): MediaRef | null {
   return null;
 }
 
-/** One Update into events: a private chat's message from a person; anything else is no event. */
+/**
+ * A press on one of the bot's inline buttons (https://core.telegram.org/bots/api#callbackquery): the
+ * person's answer to the bot's "Did you mean", as if they had written the choice's number in the chat.
+ */
+function parseCallbackQuery(query: Record<string, unknown>): InboundEvent[] {
+  const id = str(query.id);
+  const from = query.from;
+  // Without `message` the button was on an inline-mode message, in someone else's chat: not Parley's.
+  const msg = query.message;
+  const chat = isObject(msg) ? msg.chat : undefined;
+  const data = typeof query.data === "string" ? query.data.trim() : "";
+  if (!id || !isObject(from) || !isId(from.id) || !isObject(chat) || !isId(chat.id) || data === "") return [];
+  if (from.is_bot === true || chat.type !== "private") return [];
+  return [
+    {
+      kind: "message",
+      externalId: `tg:cb:${id}`,
+      address: String(chat.id),
+      contact: {
+        externalId: `tg:${from.id}`,
+        firstName: str(from.first_name),
+        lastName: str(from.last_name),
+      },
+      body: data,
+      media: null,
+    },
+  ];
+}
+
+/**
+ * What Parley answers the webhook call that brought an Update. A button press should be answered
+ * (answerCallbackQuery), or the person's app shows the button busy until it gives up. Telegram takes
+ * that call in the webhook's own HTTP answer (https://core.telegram.org/bots/api#making-requests-when-
+ * getting-updates), which suits this adapter better than calling answerCallbackQuery: the press is
+ * answered at once, while the update itself waits for the inbound job, and the job's hooks (parseInbound)
+ * have no context to call the Bot API with. Null for every other update (the usual `{"ok":true}`).
+ * The channels' inbound service asks the adapter's `inboundReply` for each accepted update.
+ */
+export function telegramInboundReply(update: unknown): InboundReply | null {
+  if (!isObject(update) || !isObject(update.callback_query)) return null;
+  const id = str(update.callback_query.id);
+  if (!id) return null;
+  return {
+    status: 200,
+    contentType: "application/json",
+    body: JSON.stringify({ method: "answerCallbackQuery", callback_query_id: id }),
+  };
+}
+
+/**
+ * One Update into events: a private chat's message from a person, or a press on one of the bot's
+ * buttons; anything else is no event.
+ */
 export function parseTelegramUpdate(update: unknown): InboundEvent[] {
+  if (isObject(update) && isObject(update.callback_query)) return parseCallbackQuery(update.callback_query);
   if (!isObject(update) || !isObject(update.message)) return [];
   const msg = update.message;
   const chat = msg.chat;
@@ -184,8 +246,40 @@ export function splitText(text: string, max = TELEGRAM_TEXT_MAX): string[] {
   return parts;
 }
 
-/** The Bot API calls one outbound message takes, in order. */
+/** callback_data: 1-64 bytes. */
+const CALLBACK_DATA_MAX_BYTES = 64;
+
+/**
+ * A bot's "Did you mean" choices as an inline keyboard
+ * (https://core.telegram.org/bots/api#inlinekeyboardmarkup), one button per row (the titles are whole
+ * questions); a press comes back as a callback_query carrying the choice's number. Null for a message
+ * without choices.
+ */
+export function keyboardOf(suggestions: Suggestion[]): Record<string, unknown> | null {
+  const buttons = suggestions.filter(
+    (s) => s.title.trim() !== "" && Buffer.byteLength(s.id) <= CALLBACK_DATA_MAX_BYTES,
+  );
+  if (buttons.length === 0) return null;
+  return {
+    inline_keyboard: buttons.map((s) => [{ text: s.title.replace(/\s+/g, " ").trim(), callback_data: s.id }]),
+  };
+}
+
+/** The Bot API calls one outbound message takes, in order (the keyboard, if any, on the last one). */
 function plan(
+  chatId: string,
+  body: string,
+  mediaUrl: string | null,
+  contentType: string | null,
+  keyboard: Record<string, unknown> | null = null,
+): Array<[string, Record<string, unknown>]> {
+  const calls = planParts(chatId, body, mediaUrl, contentType);
+  const last = calls.at(-1);
+  if (last && keyboard) last[1] = { ...last[1], reply_markup: keyboard };
+  return calls;
+}
+
+function planParts(
   chatId: string,
   body: string,
   mediaUrl: string | null,
@@ -214,6 +308,7 @@ function plan(
 export const telegramAdapter: ChannelAdapter = {
   type: "telegram",
   secretKeys: ["botToken", "webhookSecret"],
+  inboundReply: telegramInboundReply,
 
   parseConfig(input, previous) {
     const obj = configObject(input, ["botToken"]);
@@ -237,7 +332,8 @@ export const telegramAdapter: ChannelAdapter = {
     const call = await callMethod(ctx, botToken, "setWebhook", {
       url: inboundUrl,
       secret_token: webhookSecret,
-      allowed_updates: ["message"],
+      // callback_query: presses on the inline buttons of the bot's "Did you mean".
+      allowed_updates: ["message", "callback_query"],
     });
     const why = call.ok
       ? (() => {
@@ -347,7 +443,13 @@ export const telegramAdapter: ChannelAdapter = {
         message: "this contact never wrote to the bot: Telegram only lets a bot answer a chat it is in",
       };
     }
-    const calls = plan(chatId, message.body, target.mediaUrl, message.media_content_type);
+    const calls = plan(
+      chatId,
+      message.body,
+      target.mediaUrl,
+      message.media_content_type,
+      keyboardOf(suggestionsOf(message.suggestions)),
+    );
     let first: string | undefined;
     for (const [i, [method, params]] of calls.entries()) {
       const call = await callMethod(ctx, botToken, method, params);

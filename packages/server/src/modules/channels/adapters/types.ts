@@ -118,6 +118,8 @@ export interface ChannelAdapter {
   authenticate?(channel: DecryptedChannel, req: InboundRequest): InboundCheck;
   /** The answer to an accepted POST (Twilio wants TwiML); default 200 `{"ok":true}`. */
   acceptedReply?: InboundReply;
+  /** An answer that depends on the accepted payload (Telegram answers a button press in it); null: the default. */
+  inboundReply?(payload: unknown): InboundReply | null;
   /** In the inbound job: a checked payload into events. */
   parseInbound?(payload: unknown): InboundEvent[];
   /** In the inbound job: an attachment's bytes, with the channel's credentials. */

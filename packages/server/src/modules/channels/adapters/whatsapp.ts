@@ -4,6 +4,8 @@
 // two steps (GET /{media id} for a short-lived URL, then that URL with the same token). A customer is
 // known by its wa_id, which is its phone number: the same contact as that phone in the contacts API.
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
+import { type Suggestion, suggestionsOf } from "../../messaging/suggestions.ts";
+import { buttonLabels, pressedBody } from "./choice-buttons.ts";
 import { arr, type Json, obj, str } from "./json.ts";
 import {
   authenticateMeta,
@@ -50,8 +52,11 @@ function bodyOf(m: Json, type: string): { body: string; media: MediaRef | null }
     case "button":
       return { body: str(obj(m.button).text) ?? "", media: null };
     case "interactive": {
+      // A press on one of the bot's choice buttons (or a row of its list): stored as the choice's
+      // number, which the bot reads exactly (the label may be cut, and alike for two choices).
       const i = obj(m.interactive);
-      return { body: str(obj(i.button_reply).title) ?? str(obj(i.list_reply).title) ?? "", media: null };
+      const reply = obj(i.type === "list_reply" || !i.button_reply ? i.list_reply : i.button_reply);
+      return { body: pressedBody(str(reply.id), str(reply.title)), media: null };
     }
     case "location": {
       const l = obj(m.location);
@@ -116,6 +121,60 @@ export function parseWhatsAppPayload(payload: unknown): InboundEvent[] {
   return events;
 }
 
+/** WhatsApp's limits for interactive messages (Cloud API, "Interactive reply buttons" and "list"). */
+const BODY_MAX = 1024;
+const BUTTONS_MAX = 3;
+const BUTTON_TITLE_MAX = 20;
+const LIST_ROWS_MAX = 10;
+const ROW_TITLE_MAX = 24;
+const ROW_DESCRIPTION_MAX = 72;
+
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never between the two halves of a surrogate pair.
+  let end = max - 1;
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * A bot's "Did you mean" as an interactive message: reply buttons for up to 3 choices (the id comes
+ * back in the webhook when one is pressed), a list for more (a "Choose" button that opens the rows).
+ * The body keeps the numbered list, so the choices read the same with the buttons cut to 20 characters.
+ */
+export function interactiveOf(body: string, suggestions: Suggestion[]): Record<string, unknown> {
+  const text = cut(body, BODY_MAX);
+  if (suggestions.length <= BUTTONS_MAX) {
+    const labels = buttonLabels(suggestions, BUTTON_TITLE_MAX);
+    return {
+      type: "button",
+      body: { text },
+      action: {
+        buttons: suggestions.map((s, i) => ({ type: "reply", reply: { id: s.id, title: labels[i]! } })),
+      },
+    };
+  }
+  const rows = suggestions.slice(0, LIST_ROWS_MAX);
+  const labels = buttonLabels(rows, ROW_TITLE_MAX);
+  return {
+    type: "list",
+    body: { text },
+    action: {
+      button: "Choose",
+      sections: [
+        {
+          rows: rows.map((s, i) => ({
+            id: s.id,
+            title: labels[i]!,
+            // The whole question under a label that had to be cut.
+            ...(labels[i] !== s.title ? { description: cut(s.title, ROW_DESCRIPTION_MAX) } : {}),
+          })),
+        },
+      ],
+    },
+  };
+}
+
 /** The template a message is sent as (stored by an outgoing campaign), or null for free text. */
 function templateOf(json: string | null): { name: string; language: string; parameters: string[] } | null {
   if (!json) return null;
@@ -177,6 +236,8 @@ export const whatsappAdapter: ChannelAdapter = {
     }
     const media = target.mediaUrl;
     const kind = media ? (message.media_content_type?.startsWith("image/") ? "image" : "document") : null;
+    // Buttons ride on a text reply; free-form, so within the window like any text (checked above).
+    const choices = template || kind ? [] : suggestionsOf(message.suggestions);
     const body = {
       messaging_product: "whatsapp",
       recipient_type: "individual",
@@ -201,7 +262,9 @@ export const whatsappAdapter: ChannelAdapter = {
           }
         : kind && media
           ? { type: kind, [kind]: { link: media, ...(message.body ? { caption: message.body } : {}) } }
-          : { type: "text", text: { preview_url: false, body: message.body } }),
+          : choices.length > 0
+            ? { type: "interactive", interactive: interactiveOf(message.body, choices) }
+            : { type: "text", text: { preview_url: false, body: message.body } }),
     };
     const res = await graphPost(
       ctx,
