@@ -297,6 +297,13 @@ export class Parley {
      */
     saveKnowledge: (campaignId: string, body: RequestBody<"saveKnowledge">, o?: RequestOptions) =>
       this.#call("saveKnowledge", { params: { campaignId }, body, options: o }),
+    /**
+     * POST /v1/campaigns/{id}/knowledge/{index}/phrasings ("Suggest other ways to ask"): the LLM's
+     * proposals of other phrasings of entry `index`'s question; nothing is stored (keep the good ones
+     * in the entry's `alternatives` with `update`).
+     */
+    suggestPhrasings: (campaignId: string, index: number, o?: RequestOptions) =>
+      this.#call("suggestPhrasings", { params: { campaignId, index: String(index) }, options: o }),
     /** POST /v1/campaigns/{id}/functions/{name}/test: call a saved custom function with sample arguments. */
     testFunction: (
       campaignId: string,

@@ -100,6 +100,12 @@ export const OPERATIONS = {
   previewCampaign: { method: "post", path: "/v1/campaigns/{campaignId}/preview", idempotent: true },
   // Saving the same phrasing twice changes nothing; a second new entry would be a duplicate.
   saveKnowledge: { method: "post", path: "/v1/campaigns/{campaignId}/knowledge", idempotent: false },
+  // Proposals only, nothing stored: a repeat just asks the LLM again.
+  suggestPhrasings: {
+    method: "post",
+    path: "/v1/campaigns/{campaignId}/knowledge/{index}/phrasings",
+    idempotent: true,
+  },
   // It calls the business's own endpoint, which may act on it: not repeated by the client.
   testCampaignFunction: {
     method: "post",

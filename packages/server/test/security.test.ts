@@ -165,6 +165,10 @@ const TABLE: Record<string, Row> = {
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/knowledge`,
     body: () => ({ question: "taken over?", answer: "yes" }),
   },
+  "POST /v1/campaigns/:campaignId/knowledge/:index/phrasings": {
+    auth: "key",
+    foreign: (w) => `/v1/campaigns/${w.b.campaignId}/knowledge/0/phrasings`,
+  },
   "POST /v1/campaigns/:campaignId/start": {
     auth: "key",
     foreign: (w) => `/v1/campaigns/${w.b.campaignId}/start`,

@@ -686,6 +686,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/campaigns/{campaignId}/knowledge/{index}/phrasings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Suggest other ways to ask a knowledge entry's question, written by the LLM (extension)
+     * @description The account's LLM proposes, once, other phrasings of a question/answer entry's question, as customers would type them (8 asked for; cleaned: each ≤ 200 characters, no repeat of the question, of the entry's alternatives or of each other). Nothing is stored and no credit is used: keep the good ones by adding them to the entry's alternatives with PATCH /v1/campaigns/{campaignId}. Errors: VALIDATION_ERROR (400: the entry is free text), CAMPAIGN_NOT_FOUND (404), NOT_FOUND (404: no entry at that index), LLM_NOT_CONFIGURED (409: no LLM endpoint and model for the account), LLM_ERROR (502: the LLM failed or took more than 20 s).
+     */
+    post: operations["suggestPhrasings"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/campaigns": {
     parameters: {
       query?: never;
@@ -8295,6 +8315,166 @@ export interface operations {
       };
       /** @description Structured error */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  suggestPhrasings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        /** @description The knowledge entry (0-based, as in the campaign JSON) */
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            entry: {
+              index: number;
+              /** @description The entry's question the phrasings ask in other words */
+              question: string;
+            };
+            /** @description Proposals only, nothing is stored: other ways a customer might ask the question, written by the LLM (8 asked for), each ≤ 200 characters, without repeats of the question, of the entry's alternatives or of each other (case, accents and punctuation ignored). Keep the good ones by adding them to the entry's alternatives (PATCH the campaign). May be empty */
+            phrasings: string[];
+          };
+        };
+      };
+      /** @description Structured error */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      502: {
         headers: {
           [name: string]: unknown;
         };

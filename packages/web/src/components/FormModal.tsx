@@ -31,6 +31,9 @@ export function FormModal(props: {
       <form
         onSubmit={(e) => {
           e.preventDefault();
+          // The dialog is a portal: React would bubble its submit to a form the dialog sits in (the
+          // campaign editor's), which would then save too.
+          e.stopPropagation();
           if (!props.submitDisabled && !props.loading) props.onSubmit();
         }}
         noValidate

@@ -57,6 +57,7 @@ export type SkipReason = SkippedMember["reason"];
 export type FunctionTestResult = ApiResponse<"appTestCampaignFunction">;
 export type SavedKnowledge = ApiResponse<"appSaveKnowledge">;
 export type PreviewResult = ApiResponse<"appPreviewCampaign">;
+export type PhrasingSuggestions = ApiResponse<"appSuggestPhrasings">;
 export type Source = Item<ApiResponse<"appListSources">["data"]>;
 
 // ---- agency ---------------------------------------------------------------------------------------

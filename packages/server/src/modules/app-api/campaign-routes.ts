@@ -7,6 +7,7 @@ import type { App } from "../../platform/http/types.ts";
 import { pageOf } from "../../platform/pagination.ts";
 import { requireManager } from "../accounts/team.ts";
 import { testFunction } from "../bot/function-service.ts";
+import { suggestPhrasings } from "../bot/phrasings.ts";
 import { previewReply } from "../bot/preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
@@ -19,6 +20,8 @@ import {
   FunctionTestJson,
   FunctionTestParams,
   OutgoingStats,
+  PhrasingsJson,
+  PhrasingsParams,
   PreviewBody,
   PreviewJson,
   SaveKnowledgeBody,
@@ -203,6 +206,26 @@ export function campaignRoutes(app: App, ctx: AppContext): void {
       const info = sessionOf(request);
       requireManager(info);
       return saveKnowledgeView(db, info.account.id, request.params.campaignId, request.body);
+    },
+  );
+
+  // "Suggest other ways to ask": proposals for the campaign editor, which only owners and admins save
+  // (and each one spends the account's LLM), so owners and admins, like Save as knowledge.
+  app.post(
+    "/campaigns/:campaignId/knowledge/:index/phrasings",
+    {
+      schema: {
+        operationId: "appSuggestPhrasings",
+        response: { 200: PhrasingsJson },
+        tags: TAGS,
+        params: PhrasingsParams,
+      },
+    },
+    async (request) => {
+      const info = sessionOf(request);
+      requireManager(info);
+      const { campaignId, index } = request.params;
+      return suggestPhrasings(ctx, info.account.id, campaignId, index);
     },
   );
 

@@ -171,7 +171,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
  * operator-trusted (e.g. Ollama on localhost) and uses Node's fetch; an account's own URL goes through
  * the SSRF guard.
  */
-async function chatModelOf(target: LlmTarget, fetcher: SafeFetcher, timeoutMs: number) {
+export async function chatModelOf(target: LlmTarget, fetcher: SafeFetcher, timeoutMs: number) {
   const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
   const provider = createOpenAICompatible({
     name: "parley-llm",

@@ -5,6 +5,7 @@ import { type App, accountOf } from "../../platform/http/types.ts";
 import { pageOf } from "../../platform/pagination.ts";
 import { ConversationParams } from "../conversations/schemas.ts";
 import { functionCallsOf, testFunction } from "./function-service.ts";
+import { suggestPhrasings } from "./phrasings.ts";
 import { previewReply } from "./preview.ts";
 import {
   CAMPAIGN_BODY_LIMIT_BYTES,
@@ -18,6 +19,8 @@ import {
   FunctionTestBody,
   FunctionTestJson,
   FunctionTestParams,
+  PhrasingsJson,
+  PhrasingsParams,
   PreviewBody,
   PreviewJson,
   SaveKnowledgeBody,
@@ -157,6 +160,30 @@ export function botRoutes(app: App, ctx: AppContext): void {
       },
     },
     async (request) => saveKnowledgeView(db, accountOf(request).id, request.params.campaignId, request.body),
+  );
+
+  app.post(
+    "/v1/campaigns/:campaignId/knowledge/:index/phrasings",
+    {
+      schema: {
+        operationId: "suggestPhrasings",
+        summary: "Suggest other ways to ask a knowledge entry's question, written by the LLM (extension)",
+        description:
+          "The account's LLM proposes, once, other phrasings of a question/answer entry's question, as " +
+          "customers would type them (8 asked for; cleaned: each ≤ 200 characters, no repeat of the " +
+          "question, of the entry's alternatives or of each other). Nothing is stored and no credit is " +
+          "used: keep the good ones by adding them to the entry's alternatives with PATCH " +
+          "/v1/campaigns/{campaignId}. Errors: VALIDATION_ERROR (400: the entry is free text), " +
+          "CAMPAIGN_NOT_FOUND (404), NOT_FOUND (404: no entry at that index), LLM_NOT_CONFIGURED (409: " +
+          "no LLM endpoint and model for the account), LLM_ERROR (502: the LLM failed or took more than " +
+          "20 s).",
+        tags: ["campaigns"],
+        params: PhrasingsParams,
+        response: { 200: PhrasingsJson, ...errorResponses(400, 401, 404, 409, 429, 502) },
+      },
+    },
+    async (request) =>
+      suggestPhrasings(ctx, accountOf(request).id, request.params.campaignId, request.params.index),
   );
 
   app.post(

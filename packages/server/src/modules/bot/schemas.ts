@@ -611,3 +611,23 @@ export const SummaryJson = Type.Object({
   upToMessageId: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
 });
+
+export const PhrasingsParams = Type.Object({
+  campaignId: Type.String({ maxLength: 64 }),
+  index: Type.Integer({ minimum: 0, description: "The knowledge entry (0-based, as in the campaign JSON)" }),
+});
+
+export const PhrasingsJson = Type.Object({
+  entry: Type.Object({
+    index: Type.Integer(),
+    question: Type.String({ description: "The entry's question the phrasings ask in other words" }),
+  }),
+  phrasings: Type.Array(Type.String({ maxLength: 200 }), {
+    maxItems: LIMITS.alternatives,
+    description:
+      "Proposals only, nothing is stored: other ways a customer might ask the question, written by the " +
+      "LLM (8 asked for), each ≤ 200 characters, without repeats of the question, of the entry's " +
+      "alternatives or of each other (case, accents and punctuation ignored). Keep the good ones by " +
+      "adding them to the entry's alternatives (PATCH the campaign). May be empty",
+  }),
+});

@@ -693,6 +693,22 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/app/api/campaigns/{campaignId}/knowledge/{index}/phrasings": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post: operations["appSuggestPhrasings"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/app/api/campaigns/{campaignId}/start": {
     parameters: {
       query?: never;
@@ -6934,6 +6950,70 @@ export interface operations {
               message: string;
               requestId?: string;
             };
+          };
+        };
+      };
+      /** @description Structured error */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+      /** @description Structured error */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            error: {
+              /** @description UPPER_SNAKE error code */
+              code: string;
+              message: string;
+              requestId?: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  appSuggestPhrasings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        campaignId: string;
+        /** @description The knowledge entry (0-based, as in the campaign JSON) */
+        index: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            entry: {
+              index: number;
+              /** @description The entry's question the phrasings ask in other words */
+              question: string;
+            };
+            /** @description Proposals only, nothing is stored: other ways a customer might ask the question, written by the LLM (8 asked for), each ≤ 200 characters, without repeats of the question, of the entry's alternatives or of each other (case, accents and punctuation ignored). Keep the good ones by adding them to the entry's alternatives (PATCH the campaign). May be empty */
+            phrasings: string[];
           };
         };
       };

@@ -8,6 +8,7 @@ import type {
   FunctionTestResult,
   OutgoingStats,
   Page,
+  PhrasingSuggestions,
   PreviewResult,
   SavedKnowledge,
   SkippedMember,
@@ -141,6 +142,17 @@ export function useSaveKnowledge(campaignId: string, campaignName: string | unde
         "success",
       );
     },
+  });
+}
+
+/**
+ * "Suggest other ways to ask": the LLM's proposals for the saved entry `index` (0-based). Nothing is
+ * stored: the editor adds the kept ones to its draft, saved with the campaign.
+ */
+export function useSuggestPhrasings(campaignId: string) {
+  return useMutation({
+    mutationFn: (index: number) =>
+      api<PhrasingSuggestions>("POST", `/campaigns/${campaignId}/knowledge/${index}/phrasings`),
   });
 }
 

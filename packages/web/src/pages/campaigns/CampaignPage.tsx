@@ -18,19 +18,28 @@ import { useParams } from "react-router";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/api-types.ts";
-import { useCampaign, usePreviewReply, useUpdateCampaign } from "../../lib/queries/campaigns.ts";
+import {
+  useCampaign,
+  usePreviewReply,
+  useSuggestPhrasings,
+  useUpdateCampaign,
+} from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
 import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
+import { PhrasingsModal } from "./PhrasingsModal.tsx";
 import { SourcesSection } from "./SourcesSection.tsx";
 
 type Draft = Pick<
   Campaign,
   "name" | "status" | "instructions" | "keywords" | "fallbackMessage" | "engine" | "model" | "knowledge"
 >;
+
+/** The most other ways to ask an entry keeps (the server's limit). */
+const MAX_ALTERNATIVES = 20;
 
 function draftOf(c: Campaign): Draft {
   return {
@@ -220,6 +229,31 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
       "knowledge",
       draft.knowledge.map((k, j) => (j === i ? entry : k)),
     );
+  // "Suggest other ways to ask" works on the saved entry: an entry's key is its index in the saved
+  // campaign (new entries get keys past its end), and its question must be the saved one.
+  const savedIndexOf = (i: number): number | null => {
+    const index = keys[i];
+    const saved = index === undefined ? undefined : campaign.knowledge[index];
+    const question = draft.knowledge[i]?.question?.trim();
+    return saved?.question && saved.answer && question === saved.question ? (index ?? null) : null;
+  };
+  const suggest = useSuggestPhrasings(campaign.id);
+  // Kept after closing, so the dialog does not go blank while it fades out.
+  const [asking, setAsking] = useState<{ entry: number; rounds: number; open: boolean } | null>(null);
+  const closeAsking = () => setAsking((a) => (a ? { ...a, open: false } : a));
+  const askedEntry = asking ? draft.knowledge[asking.entry] : undefined;
+  const askFor = (i: number, savedIndex: number) => {
+    setAsking((a) => ({ entry: i, rounds: (a?.rounds ?? 0) + 1, open: true }));
+    suggest.mutate(savedIndex);
+  };
+  const keep = (kept: string[]) => {
+    if (!asking || !askedEntry) return;
+    const current = askedEntry.alternatives ?? [];
+    const known = new Set([askedEntry.question ?? "", ...current].map((q) => q.trim().toLowerCase()));
+    const added = kept.filter((q) => !known.has(q.trim().toLowerCase()));
+    setEntry(asking.entry, { ...askedEntry, alternatives: [...current, ...added] });
+    closeAsking();
+  };
 
   return (
     <form
@@ -370,6 +404,9 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                     </Stack>
                   )}
                   <Group justify="flex-end" mt={6}>
+                    {editable && k.text === undefined && (
+                      <SuggestButton savedIndex={savedIndexOf(i)} onAsk={(index) => askFor(i, index)} />
+                    )}
                     <Button size="compact-xs" variant="subtle" color="red" onClick={() => removeEntry(i)}>
                       Remove entry {i + 1}
                     </Button>
@@ -419,6 +456,49 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
           )}
         </Stack>
       </fieldset>
+      {/* A portal: the dialog's own form does not submit this one (FormModal stops its submit). */}
+      <PhrasingsModal
+        key={asking?.rounds ?? 0}
+        opened={asking?.open ?? false}
+        onClose={closeAsking}
+        entryNumber={(asking?.entry ?? 0) + 1}
+        question={askedEntry?.question ?? ""}
+        room={MAX_ALTERNATIVES - (askedEntry?.alternatives?.length ?? 0)}
+        pending={suggest.isPending}
+        error={suggest.error}
+        phrasings={suggest.data?.phrasings}
+        onKeep={keep}
+      />
     </form>
+  );
+}
+
+/**
+ * The entry's "Suggest other ways to ask": shown to editors on every question/answer entry (whether an
+ * LLM is set up is the server's answer, shown in the dialog); an entry not saved yet says to save first.
+ */
+function SuggestButton({
+  savedIndex,
+  onAsk,
+}: {
+  savedIndex: number | null;
+  onAsk: (savedIndex: number) => void;
+}) {
+  return (
+    <Group gap="xs" mr="auto">
+      <Button
+        size="compact-xs"
+        variant="light"
+        disabled={savedIndex === null}
+        onClick={() => savedIndex !== null && onAsk(savedIndex)}
+      >
+        Suggest other ways to ask
+      </Button>
+      {savedIndex === null && (
+        <Text size="xs" c="dimmed">
+          Save the campaign first to get suggestions for this question.
+        </Text>
+      )}
+    </Group>
   );
 }
