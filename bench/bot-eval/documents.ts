@@ -28,6 +28,11 @@ type Figures = {
   offTopic: number;
   offTopicFallback: number;
   recall3: number;
+  /** "Did you mean" (decide()): answered right; the right passage among the choices; off-topic to fallback. */
+  dymRight: number;
+  dymChoicesHit: number;
+  dymWrong: number;
+  dymOffFallback: number;
 };
 
 const dir = join(import.meta.dirname, "documents");
@@ -57,13 +62,28 @@ function evaluate(entries: KnowledgeEntry[], questions: Question[]): Figures {
     offTopic: 0,
     offTopicFallback: 0,
     recall3: 0,
+    dymRight: 0,
+    dymChoicesHit: 0,
+    dymWrong: 0,
+    dymOffFallback: 0,
   };
   for (const q of questions) {
     const answer = engine.match(q.question);
+    const decision = engine.decide(q.question);
     if (q.expected === null) {
       f.offTopic++;
       if (!answer) f.offTopicFallback++;
+      if (decision.kind === "fallback") f.dymOffFallback++;
       continue;
+    }
+    if (decision.kind === "answer") {
+      if (holds(decision.match.answer, q.expected)) f.dymRight++;
+      else f.dymWrong++;
+    } else if (decision.kind === "choices") {
+      // A pick answers with the chosen passage whole (answerOf).
+      const expected = q.expected;
+      if (decision.choices.some((c) => holds(engine.answerOf(c.entryIndex)?.answer ?? "", expected)))
+        f.dymChoicesHit++;
     }
     f.answerable++;
     if (!answer) f.fallback++;
@@ -80,8 +100,8 @@ function evaluate(entries: KnowledgeEntry[], questions: Question[]): Figures {
 
 const pct = (n: number, d: number) => (d === 0 ? "–" : `${((100 * n) / d).toFixed(1)} %`);
 const lines = [
-  "| business | set | passages | answerable | right | wrong | fallback | off-topic to fallback | recall@3 |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| business | set | passages | answerable | right | wrong | fallback | off-topic to fallback | recall@3 | DYM resolved | DYM right | DYM wrong | DYM off-topic to fallback |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ];
 for (const name of readdirSync(dir, { withFileTypes: true })
   .filter((d) => d.isDirectory())
@@ -94,7 +114,7 @@ for (const name of readdirSync(dir, { withFileTypes: true })
       JSON.parse(readFileSync(join(dir, name, `${set}.json`), "utf8")) as Question[],
     );
     lines.push(
-      `| ${name} | ${set} | ${entries.length} | ${f.answerable} | ${f.right} (${pct(f.right, f.answerable)}) | ${f.wrong} (${pct(f.wrong, f.answerable)}) | ${f.fallback} (${pct(f.fallback, f.answerable)}) | ${f.offTopicFallback} of ${f.offTopic} (${pct(f.offTopicFallback, f.offTopic)}) | ${pct(f.recall3, f.answerable)} |`,
+      `| ${name} | ${set} | ${entries.length} | ${f.answerable} | ${f.right} (${pct(f.right, f.answerable)}) | ${f.wrong} (${pct(f.wrong, f.answerable)}) | ${f.fallback} (${pct(f.fallback, f.answerable)}) | ${f.offTopicFallback} of ${f.offTopic} (${pct(f.offTopicFallback, f.offTopic)}) | ${pct(f.recall3, f.answerable)} | ${pct(f.dymRight + f.dymChoicesHit, f.answerable)} | ${pct(f.dymRight, f.answerable)} | ${pct(f.dymWrong, f.answerable)} | ${pct(f.dymOffFallback, f.offTopic)} |`,
     );
   }
 }

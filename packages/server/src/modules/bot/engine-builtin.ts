@@ -2,9 +2,19 @@
  * Offline "builtin" bot engine: answers a customer message from the campaign's knowledge base without
  * any LLM. Pure (no database, no I/O) and deterministic. Decisions: docs/decisions/bot.md (Builtin engine).
  *
- * Analyser, the same for the knowledge and the message: lower case, accents and apostrophes stripped,
- * generic phrase synonyms ("how much" -> price), tokens, irregular verbs to their base form (bought ->
- * buy), English + chit-chat stop words dropped, Porter stemming, generic word synonyms on the stems.
+ * Languages (issue 34; detection and the other languages' analysers in languages.ts): each entry's
+ * language is detected once, when the engine is built (its stop words, else tinyld; an entry that cannot
+ * be told takes the knowledge's majority language). Knowledge in one language is analysed in it and
+ * nothing is detected per message: English knowledge is ranked exactly as before. Knowledge in several
+ * languages gets one index per language; a message's language is detected (tinyld when it is sure, else
+ * the language whose stop words and knowledge words the message has, else the majority language) and
+ * only the entries in that language compete, so a Spanish question gets the Spanish answer. A message in
+ * a language the knowledge lacks is ranked against every entry.
+ *
+ * English analyser, the same for the knowledge and the message: lower case, accents and apostrophes
+ * stripped, generic phrase synonyms ("how much" -> price), tokens, irregular verbs to their base form
+ * (bought -> buy), English + chit-chat stop words dropped, Porter stemming, generic word synonyms on the
+ * stems. Spanish, French, German and Portuguese: their own stop words and Snowball stemmer, no synonyms.
  * Typo tolerance, on the message only: a word unknown to the knowledge is replaced by the knowledge word
  * it is a plausible typo of (Damerau-Levenshtein, same first letter), or dropped if it is a misspelt stop
  * word; message terms of 4+ letters also match as prefixes (safe ~ safety).
@@ -21,6 +31,14 @@
  */
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
+import {
+  type Analyser,
+  analyserOf,
+  type Detection,
+  detectLanguage,
+  LANGUAGES,
+  type Language,
+} from "./languages.ts";
 
 export type KnowledgeEntry = {
   question?: string;
@@ -59,6 +77,13 @@ export interface BuiltinEngine {
   closest(message: string): BuiltinMatch | null;
   /** topPassages over this engine's index (built once, not per message). */
   top(message: string, limit: number): KnowledgeEntry[];
+  /**
+   * The language whose entries answer the message: one the knowledge has entries in. null when every
+   * entry competes: the knowledge is in one language, or has no entry in the message's language.
+   */
+  languageOf(message: string): Language | null;
+  /** Each entry's language, detected once when the engine is built. */
+  entryLanguages: readonly Language[];
 }
 
 /** Default minimum confidence (share of the message's weighted content terms found in the passage). */
@@ -93,6 +118,22 @@ const FIELD_BOOST = { question: 2, body: 1, context: 0.3 };
  * question alone is too short to describe its topic (halving there costs about 9 points of accuracy).
  */
 const ANSWER_ONLY_CREDIT = FIELD_BOOST.body / FIELD_BOOST.question;
+/**
+ * Language detection (knowledge with entries in several languages only): a detection is sure on a text
+ * of this many words when its first language scores this many times its second (see isSure); unsure, a
+ * message's stop word of a language counts this much towards it, a word its knowledge contains 1.
+ */
+const SURE_RATIO = 2;
+const SURE_WORDS = 4;
+/**
+ * The detector reads at most a text's first DETECT_CHARACTERS characters (it costs about 1 ms per 100);
+ * a knowledge text's stop words are counted in its first STOP_WORD_CHARACTERS, and decide its language
+ * from STOP_WORDS_SURE of them (see knowledgeLanguage).
+ */
+const DETECT_CHARACTERS = 200;
+const STOP_WORD_CHARACTERS = 1000;
+const STOP_WORDS_SURE = 3;
+const STOP_WORD_EVIDENCE = 0.5;
 
 // --- analyser ---------------------------------------------------------------------------------
 
@@ -316,9 +357,22 @@ function isTypoOf(word: string, candidate: string): boolean {
 const LONG_STOP_WORDS = [...STOP_WORDS].filter((w) => w.length >= 4).sort();
 
 /** A typo of a stop word ("wher", "normaly") is dropped like the stop word itself. */
-function isMisspeltStopWord(word: string): boolean {
-  return LONG_STOP_WORDS.some((stop) => isTypoOf(word, stop));
+function isMisspeltStopWord(word: string, analyser: Analyser): boolean {
+  return analyser.longStopWords.some((stop) => isTypoOf(word, stop));
 }
+
+/** The English analyser: everything above (the other languages' analysers are in languages.ts). */
+const ENGLISH: Analyser = {
+  language: "en",
+  contentWords,
+  termOf,
+  isStopWord: (token) => STOP_WORDS.has(token),
+  stopWords: STOP_WORDS,
+  tokens: (text) => normaliseText(text).split(" ").filter(Boolean),
+  longStopWords: LONG_STOP_WORDS,
+};
+
+const analyserFor = (language: Language): Analyser => (language === "en" ? ENGLISH : analyserOf(language));
 
 // --- passages ---------------------------------------------------------------------------------
 
@@ -408,10 +462,28 @@ type Ranked = { passage: Passage; bm25: number; confidence: number; direct: bool
 type Index = {
   passages: Passage[];
   rank(message: string, limit: number): Ranked[];
+  languageOf(message: string): Language | null;
+  entryLanguages: readonly Language[];
 };
 
-function buildIndex(entries: KnowledgeEntry[]): Index {
-  const passages = buildPassages(entries);
+/** BM25 over some of the passages (one language's, or all), analysed for messages in one language. */
+type Ranker = {
+  rank(message: string, limit: number): Ranked[];
+  /** How much of a message this language's analyser and vocabulary know: stop words and known words. */
+  evidence(message: string): number;
+};
+
+/**
+ * `members` are the passages ranked (ids index `passages`); each is analysed with its own language's
+ * analyser, the message with `analyser`. With one language everywhere (every knowledge base before
+ * issue 34), this is the engine as it was.
+ */
+function buildRanker(
+  passages: Passage[],
+  members: Passage[],
+  analyserOfPassage: (p: Passage) => Analyser,
+  analyser: Analyser,
+): Ranker {
   const search = new MiniSearch<{ id: number; question: string; body: string; context: string }>({
     fields: ["question", "body", "context"],
     tokenize: (text) => (text ? text.split(" ") : []),
@@ -422,28 +494,39 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
   const unitOf = (p: Passage) => (p.phrasing ? p.entryIndex : -1 - p.id);
   const documentFrequency = new Map<string, number>();
   const countedFor = new Map<string, number>(); // term -> last unit counted
-  const vocabulary = new Map<string, string>(); // surface word -> term
+  // Surface word -> term, for the words of the message's language (the typo corrections' candidates);
+  // passages in other languages (all languages ranked together) keep their words apart.
+  const vocabulary = new Map<string, string>();
+  const otherVocabularies = new Map<Language, Map<string, string>>();
   const analysedTexts = new Map<string, string[]>(); // the question and full text repeat across passages
-  const analyseField = (text: string): string[] => {
-    let terms = analysedTexts.get(text);
+  const analyseField = (text: string, fieldAnalyser: Analyser): string[] => {
+    const same = fieldAnalyser === analyser;
+    const key = same ? text : `${fieldAnalyser.language}\u0000${text}`;
+    let terms = analysedTexts.get(key);
     if (!terms) {
+      let words = vocabulary;
+      if (!same) {
+        words = otherVocabularies.get(fieldAnalyser.language) ?? new Map<string, string>();
+        otherVocabularies.set(fieldAnalyser.language, words);
+      }
       terms = [];
-      for (const word of contentWords(text)) {
-        let term = vocabulary.get(word);
+      for (const word of fieldAnalyser.contentWords(text)) {
+        let term = words.get(word);
         if (term === undefined) {
-          term = termOf(word);
-          vocabulary.set(word, term);
+          term = fieldAnalyser.termOf(word);
+          words.set(word, term);
         }
         terms.push(term);
       }
-      analysedTexts.set(text, terms);
+      analysedTexts.set(key, terms);
     }
     return terms;
   };
-  for (const passage of passages) {
-    const question = analyseField(passage.question);
-    const body = analyseField(passage.body);
-    const context = analyseField(passage.context);
+  for (const passage of members) {
+    const passageAnalyser = analyserOfPassage(passage);
+    const question = analyseField(passage.question, passageAnalyser);
+    const body = analyseField(passage.body, passageAnalyser);
+    const context = analyseField(passage.context, passageAnalyser);
     search.add({
       id: passage.id,
       question: question.join(" "),
@@ -459,15 +542,20 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
   }
   // The terms customers ask an entry with (all its phrasings), for entries with alternatives only: at
   // least two distinct phrasings (raw stored knowledge may repeat the question as an alternative).
-  const phrasingsOf = new Map<number, Set<string>>();
-  for (const p of passages) {
+  const phrasingsOf = new Map<number, { texts: Set<string>; analyser: Analyser }>();
+  for (const p of members) {
     if (!p.phrasing || !p.question) continue;
-    const texts = phrasingsOf.get(p.entryIndex) ?? new Set<string>();
-    phrasingsOf.set(p.entryIndex, texts.add(p.question.toLowerCase()));
+    const phrasings = phrasingsOf.get(p.entryIndex) ?? {
+      texts: new Set<string>(),
+      analyser: analyserOfPassage(p),
+    };
+    phrasingsOf.set(p.entryIndex, phrasings);
+    phrasings.texts.add(p.question.toLowerCase());
   }
   const phrasingTerms = new Map<number, Set<string>>();
-  for (const [entryIndex, texts] of phrasingsOf) {
-    if (texts.size >= 2) phrasingTerms.set(entryIndex, new Set([...texts].flatMap(analyseField)));
+  for (const [entryIndex, { texts, analyser: a }] of phrasingsOf) {
+    if (texts.size >= 2)
+      phrasingTerms.set(entryIndex, new Set([...texts].flatMap((t) => analyseField(t, a))));
   }
   /** Whether a message term matches one of these terms as MiniSearch does: exactly, or as a prefix. */
   const containsTerm = (terms: Set<string>, term: string) => {
@@ -479,7 +567,7 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
 
   const sortedVocabulary = [...vocabulary.keys()].sort();
   // Units the frequencies count: question/answer entries, and free-text sentences.
-  const n = new Set(passages.map(unitOf)).size;
+  const n = new Set(members.map(unitOf)).size;
   const idf = (df: number) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
   const maxIdf = idf(0);
   const weightOf = (term: string) =>
@@ -506,17 +594,17 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
   const analyseMessage = (message: string) => {
     const terms = new Map<string, number>(); // term -> credit (1, or INEXACT_MATCH_CREDIT if corrected)
     const seen = new Set<string>();
-    for (const word of contentWords(message)) {
+    for (const word of analyser.contentWords(message)) {
       if (seen.has(word)) continue;
       seen.add(word);
-      let term = vocabulary.get(word) ?? termOf(word);
+      let term = vocabulary.get(word) ?? analyser.termOf(word);
       let credit = 1;
       if (!documentFrequency.has(term) && !vocabulary.has(word)) {
         const corrected = correct(word);
         if (corrected) {
           term = vocabulary.get(corrected)!;
           credit = INEXACT_MATCH_CREDIT;
-        } else if (isMisspeltStopWord(word)) {
+        } else if (isMisspeltStopWord(word, analyser)) {
           continue;
         }
       }
@@ -564,7 +652,169 @@ function buildIndex(entries: KnowledgeEntry[]): Index {
     return ranked.slice(0, limit);
   };
 
-  return { passages, rank };
+  const evidence = (message: string): number => {
+    let score = 0;
+    for (const token of new Set(analyser.tokens(message))) {
+      if (analyser.isStopWord(token)) score += STOP_WORD_EVIDENCE;
+      else if (token.length >= 2 && (vocabulary.has(token) || documentFrequency.has(analyser.termOf(token))))
+        score += 1;
+    }
+    return score;
+  };
+
+  return { rank, evidence };
+}
+
+/** The language with the highest score (above 0), unless two share it: then `tieBreak` if one of them. */
+function bestOf(scores: Map<Language, number>, tieBreak: Language | null): Language | null {
+  let top = 0;
+  for (const score of scores.values()) top = Math.max(top, score);
+  if (top <= 0) return null;
+  const best = [...scores].filter(([, score]) => score === top).map(([language]) => language);
+  if (best.length === 1) return best[0]!;
+  return tieBreak && best.includes(tieBreak) ? tieBreak : null;
+}
+
+/**
+ * The language of a knowledge text, or null when it cannot be told (a short text, a language the engine
+ * does not analyse). First by its stop words, which is cheap (the detector costs about 1 ms per 100
+ * characters, too much for a knowledge source's thousands of passages): a language whose stop words the
+ * text uses at least STOP_WORDS_SURE times, and twice as often as any other language's. Otherwise the
+ * detector, on the text's first DETECT_CHARACTERS characters, when it is sure; otherwise stop words
+ * again, the most (ties: the detector's guess).
+ */
+export function knowledgeLanguage(text: string): Language | null {
+  const stopWords = new Map<Language, number>();
+  // One rough tokenisation for all languages (lower case, no accents, split at anything not a letter).
+  let start = text.slice(0, STOP_WORD_CHARACTERS).toLowerCase();
+  if (/[^\p{ASCII}]/u.test(start)) start = start.normalize("NFKD").replace(/\p{M}+/gu, "");
+  const tokens = start.split(/[^\p{L}]+/u);
+  for (const language of LANGUAGES) {
+    const own = ownStopWords(language);
+    let count = 0;
+    for (const token of tokens) if (own.has(token)) count++;
+    stopWords.set(language, count);
+  }
+  const [first, second] = [...stopWords.values()].sort((a, b) => b - a);
+  if (first! >= STOP_WORDS_SURE && first! >= 2 * second!) return bestOf(stopWords, null);
+  const sample = text.slice(0, DETECT_CHARACTERS);
+  const detection = detectLanguage(sample);
+  if (isSure(detection, sample)) return detection.language;
+  return bestOf(stopWords, detection.language);
+}
+
+const ownStopWordSets = new Map<Language, Set<string>>();
+
+/** A language's stop words that no other analysed language has ("the", "und", "los", not "a" or "de"). */
+function ownStopWords(language: Language): Set<string> {
+  let own = ownStopWordSets.get(language);
+  if (!own) {
+    const others = LANGUAGES.filter((l) => l !== language).map((l) => analyserFor(l).stopWords);
+    own = new Set([...analyserFor(language).stopWords].filter((w) => !others.some((o) => o.has(w))));
+    ownStopWordSets.set(language, own);
+  }
+  return own;
+}
+
+/**
+ * The language of each entry (its question and answer, or its text), detected once when the engine is
+ * built, and the knowledge's majority language. An entry whose language cannot be told takes the
+ * majority language; with no entry told at all, English.
+ */
+function knowledgeLanguages(entries: KnowledgeEntry[]): { of: Language[]; majority: Language } {
+  const detected = entries.map((entry) =>
+    knowledgeLanguage(
+      [entry.question, entry.answer ?? entry.text].filter((t) => typeof t === "string").join(" "),
+    ),
+  );
+  const counts = new Map<Language, number>();
+  for (const language of detected) if (language) counts.set(language, (counts.get(language) ?? 0) + 1);
+  let majority: Language = "en";
+  let most = 0;
+  // Ties go to the language met first in the knowledge.
+  for (const [language, count] of counts) {
+    if (count > most) {
+      majority = language;
+      most = count;
+    }
+  }
+  return { of: detected.map((language) => language ?? majority), majority };
+}
+
+/**
+ * Whether a detection can be trusted on its own: tinyld found a word shape only one language has
+ * (accuracy 1) in a text of 2+ words, or, in a text of 4+ words, its first language scores at least
+ * twice its second. On the development material (826 texts: the five-language knowledge and dev set,
+ * short messages, the English sets) no sure detection was wrong; unsure ones were right 72 % of
+ * the time.
+ */
+function isSure(detection: Detection, text: string): boolean {
+  const words = text.split(/[^\p{L}]+/u).filter(Boolean).length;
+  if (detection.accuracy >= 1) return words >= 2;
+  return (
+    words >= SURE_WORDS && detection.accuracy > 0 && detection.accuracy >= SURE_RATIO * detection.runnerUp
+  );
+}
+
+function buildIndex(entries: KnowledgeEntry[]): Index {
+  const passages = buildPassages(entries);
+  const languages = knowledgeLanguages(entries);
+  const groups = new Map<Language, Passage[]>();
+  for (const passage of passages) {
+    const language = languages.of[passage.entryIndex]!;
+    const members = groups.get(language) ?? [];
+    groups.set(language, members);
+    members.push(passage);
+  }
+  const analyserOfPassage = (p: Passage) => analyserFor(languages.of[p.entryIndex]!);
+  if (groups.size <= 1) {
+    // One language: no detection per message, the knowledge's analyser for everything.
+    const ranker = buildRanker(passages, passages, analyserOfPassage, analyserFor(languages.majority));
+    return { passages, rank: ranker.rank, languageOf: () => null, entryLanguages: languages.of };
+  }
+  const rankers = new Map<Language, Ranker>();
+  for (const [language, members] of groups) {
+    rankers.set(language, buildRanker(passages, members, analyserOfPassage, analyserFor(language)));
+  }
+  let everything: Ranker | undefined; // built the first time a message's language has no entries
+  /**
+   * The message's language: the detector's when it is sure; otherwise the language whose stop words and
+   * knowledge words the message uses most (a tie goes to the detector's guess); otherwise (nothing known,
+   * as in "hi" or "parking?") the knowledge's majority language. null: a language the knowledge has no
+   * entries in (sure detections only).
+   */
+  const detectMessage = (message: string): Language | null => {
+    const sample = message.slice(0, DETECT_CHARACTERS);
+    const detection = detectLanguage(sample);
+    if (isSure(detection, sample)) return detection.language;
+    const evidence = new Map<Language, number>();
+    for (const [language, ranker] of rankers) evidence.set(language, ranker.evidence(sample));
+    return bestOf(evidence, detection.language) ?? languages.majority;
+  };
+  // decide() and top() on the same message detect once.
+  let last: { message: string; language: Language | null } | undefined;
+  const languageOf = (message: string): Language | null => {
+    if (last?.message !== message) last = { message, language: detectMessage(message) };
+    return last.language;
+  };
+  return {
+    passages,
+    languageOf: (message) => {
+      const language = languageOf(message);
+      return language && rankers.has(language) ? language : null;
+    },
+    entryLanguages: languages.of,
+    rank(message, limit) {
+      const language = languageOf(message);
+      let ranker = language ? rankers.get(language) : undefined;
+      if (!ranker) {
+        // Every entry competes, each analysed in its own language, the message in the majority's.
+        everything ??= buildRanker(passages, passages, analyserOfPassage, analyserFor(languages.majority));
+        ranker = everything;
+      }
+      return ranker.rank(message, limit);
+    },
+  };
 }
 
 export function createBuiltinEngine(
@@ -649,6 +899,8 @@ export function createBuiltinEngine(
     },
     closest,
     top: (message, limit) => topOf(index, entries, message, limit),
+    languageOf: index.languageOf,
+    entryLanguages: index.entryLanguages,
   };
 }
 
