@@ -5,33 +5,7 @@ import {
   type KnowledgeEntry,
   topPassages,
 } from "../src/modules/bot/engine-builtin.ts";
-
-const clinic: KnowledgeEntry[] = [
-  {
-    question: "What are your opening hours?",
-    answer: "We are open Monday to Friday from 8:00 to 18:00 and Saturday from 9:00 to 13:00.",
-  },
-  {
-    question: "How much does a check-up cost?",
-    answer: "A routine check-up costs 45 pounds, including a scale and polish.",
-  },
-  {
-    question: "Is there parking at the clinic?",
-    answer: "Free parking is available behind the building, with two disabled bays by the entrance.",
-  },
-  {
-    question: "How do I book an appointment?",
-    answer: "Book online on our website or call reception on 0161 555 0199.",
-  },
-  {
-    question: "Do you treat children?",
-    answer: "Yes, children under 18 are seen free of charge with a parent or guardian.",
-  },
-  {
-    question: "What should I do in a dental emergency?",
-    answer: "Call us first thing in the morning: we keep emergency slots free every day.",
-  },
-];
+import { clinic } from "./fixtures/clinic.ts";
 
 describe("builtin bot engine: match", () => {
   it("answers a paraphrased question with the right entry", () => {
