@@ -599,6 +599,112 @@ async function widgetBench(database: "sqlite" | "postgres"): Promise<WidgetResul
   };
 }
 
+interface PipelineResult {
+  database: "sqlite" | "postgres";
+  /** API processes taking the messages; with more than one, a separate worker process. */
+  apiProcesses: number;
+  entries: number;
+  burstMessages: number;
+  ingestPerSecond: number;
+  repliesPerSecond: number;
+  ratio: number;
+  steadyRate: number;
+  steadyActualRate: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  acknowledged: number;
+  repliesArrived: number;
+  exactlyOnce: boolean;
+}
+
+const PIPELINE_BURST = Number(process.env.BENCH_PIPELINE_BURST ?? 6000);
+const PIPELINE_RATE = Number(process.env.BENCH_PIPELINE_RATE ?? 1000);
+
+/** A free loopback port (for the probe's webhook receiver, registered before it starts). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = http.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const p = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(p));
+    });
+  });
+}
+
+/**
+ * The whole pipeline (issue 36): `parley serve` (one node, or 2 API processes + 1 worker), and
+ * bench/pipeline-probe.ts as the customers and the business's webhook receiver; its last line.
+ */
+async function pipelineBench(database: "sqlite" | "postgres", apiProcesses = 1): Promise<PipelineResult> {
+  const label = `pipeline: ${database}, ${apiProcesses === 1 ? "one node" : `${apiProcesses} API processes + 1 worker`}`;
+  log(
+    `${label}: ${PIPELINE_BURST} messages as fast as taken, then ${PIPELINE_RATE}/s for ${Math.min(SECONDS, 10)} s`,
+  );
+  const dataDir = tmpDir();
+  const databaseUrl = database === "postgres" ? await freshPgDatabase("parley_bench_pipeline") : null;
+  const env = childEnv(dataDir, databaseUrl, { OUTBOUND_ALLOW_CIDRS: "127.0.0.0/8" });
+  const account = await cli(
+    ["account", "create", "--email", "pipeline@example.com", "--password", "bench-password"],
+    env,
+  );
+  const receiverPort = await freePort();
+  await cli(
+    [
+      "account",
+      "set",
+      "--email",
+      "pipeline@example.com",
+      "--webhook-url",
+      `http://127.0.0.1:${receiverPort}/replies`,
+    ],
+    env,
+  );
+  const apis =
+    apiProcesses === 1
+      ? [await serve([...PARLEY_NODE_FLAGS, BIN, "serve"], env)]
+      : await Promise.all(
+          Array.from({ length: apiProcesses }, () =>
+            serve([...PARLEY_NODE_FLAGS, BIN, "serve", "--no-worker"], env),
+          ),
+        );
+  const worker = apiProcesses > 1 ? await serve([...PARLEY_NODE_FLAGS, BIN, "worker"], env) : null;
+  try {
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(ROOT, "bench/pipeline-probe.ts"),
+          apis.map((a) => `https://127.0.0.1:${a.port}`).join(","),
+          String(account.apiKey),
+          String(receiverPort),
+          String(PIPELINE_BURST),
+          String(PIPELINE_RATE),
+          String(Math.min(SECONDS, 10)),
+        ],
+        { env, stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let stdout = "";
+      child.stdout.on("data", (c) => (stdout += c));
+      child.on("error", reject);
+      child.on("close", (code) =>
+        code === 0 ? resolve(stdout) : reject(new Error(`pipeline probe exited ${code}`)),
+      );
+    });
+    return {
+      database,
+      apiProcesses,
+      ...(JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as Omit<
+        PipelineResult,
+        "database" | "apiProcesses"
+      >),
+    };
+  } finally {
+    await worker?.stop();
+    for (const a of apis) await a.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 interface ExportResult {
   database: "sqlite";
   kind: "contacts" | "conversations";
@@ -686,6 +792,7 @@ async function exportBench(): Promise<ExportResult[]> {
 
 type SectionTimes = {
   widget?: string | null;
+  pipeline?: string | null;
   ingestion: string | null;
   drain: string | null;
   lookup: string | null;
@@ -704,6 +811,7 @@ function markdown(r: {
   inbox?: InboxResult[];
   import?: ImportResult[];
   widget?: WidgetResult[];
+  pipeline?: PipelineResult[];
   export?: ExportResult[];
 }): string {
   const t = r.sectionsRanAt;
@@ -796,6 +904,18 @@ function markdown(r: {
       );
     }
   }
+  if (r.pipeline?.length) {
+    lines.push(
+      "",
+      `| pipeline, bot on (builtin, 200 entries; ran ${t.pipeline ?? "never"}) | burst: ingestion msg/s | replies delivered/s | replies / ingestion | steady: rate asked → taken /s | 200 → reply at the webhook p50 ms | p99 ms | every message answered once |`,
+      "|---|---|---|---|---|---|---|---|",
+    );
+    for (const x of r.pipeline) {
+      lines.push(
+        `| ${x.database}, ${x.apiProcesses === 1 ? "one node" : `${x.apiProcesses} API + 1 worker`} | ${x.ingestPerSecond} | **${x.repliesPerSecond}** | **${x.ratio}×** | ${x.steadyRate} → ${x.steadyActualRate} | ${x.latencyP50Ms} | **${x.latencyP99Ms}** | ${x.exactlyOnce ? `yes (${x.repliesArrived} of ${x.acknowledged})` : `**no** (${x.repliesArrived} of ${x.acknowledged})`} |`,
+      );
+    }
+  }
   if (r.export?.length) {
     lines.push(
       "",
@@ -813,7 +933,9 @@ function markdown(r: {
 
 const cpu = os.cpus()[0]?.model ?? "unknown CPU";
 const machine = `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()}`;
-const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import,widget,export").split(",");
+const only = (process.env.BENCH_ONLY ?? "ingestion,drain,lookup,inbox,import,widget,pipeline,export").split(
+  ",",
+);
 const outDir = path.join(ROOT, "bench/results");
 const previousFile = path.join(outDir, "latest.json");
 const previous = fs.existsSync(previousFile) ? JSON.parse(fs.readFileSync(previousFile, "utf8")) : null;
@@ -829,6 +951,7 @@ const results = {
     inbox: ranAt,
     import: ranAt,
     widget: ranAt,
+    pipeline: ranAt,
     export: ranAt,
   } as SectionTimes,
   ingestion: [] as IngestionResult[],
@@ -837,6 +960,7 @@ const results = {
   inbox: [] as InboxResult[],
   import: [] as ImportResult[],
   widget: [] as WidgetResult[],
+  pipeline: [] as PipelineResult[],
   export: [] as ExportResult[],
 };
 /**
@@ -920,9 +1044,25 @@ if (only.includes("lookup")) results.lookup = await lookups();
 if (only.includes("inbox")) for (const d of databases) results.inbox.push(await inbox(d));
 if (only.includes("import")) for (const d of databases) results.import.push(await importBench(d));
 if (only.includes("widget")) for (const d of databases) results.widget.push(await widgetBench(d));
+if (only.includes("pipeline")) {
+  for (const d of databases) {
+    results.pipeline.push(await pipelineBench(d));
+    // The scale-out path: two API processes and a worker on the same database.
+    if (d === "postgres") results.pipeline.push(await pipelineBench(d, 2));
+  }
+}
 if (only.includes("export")) results.export = await exportBench();
 // A partial run (BENCH_ONLY) keeps the other sections of the previous run, so the table stays whole.
-for (const section of ["ingestion", "drain", "lookup", "inbox", "import", "widget", "export"] as const) {
+for (const section of [
+  "ingestion",
+  "drain",
+  "lookup",
+  "inbox",
+  "import",
+  "widget",
+  "pipeline",
+  "export",
+] as const) {
   if (only.includes(section)) continue;
   results.sectionsRanAt[section] = previous?.sectionsRanAt?.[section] ?? previous?.ranAt ?? null;
 }
@@ -933,6 +1073,7 @@ if (previous) {
   if (!only.includes("inbox")) results.inbox = previous.inbox ?? [];
   if (!only.includes("import")) results.import = previous.import ?? [];
   if (!only.includes("widget")) results.widget = previous.widget ?? [];
+  if (!only.includes("pipeline")) results.pipeline = previous.pipeline ?? [];
   if (!only.includes("export")) results.export = previous.export ?? [];
 }
 const md = markdown(results);
