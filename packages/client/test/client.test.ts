@@ -2,6 +2,7 @@
 // the endpoint expects (key, path, query, body) and return its answer. A fetch wrapper records which
 // operations were called; the last test fails when one in OPERATIONS was never exercised.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLlmStub } from "../../server/test/llm-stub.ts";
 import { OPERATIONS, type OperationId, type Parley, ParleyError } from "../src/index.ts";
 import { type LiveServer, startLiveServer, startReceiver, uniqueEmail, waitFor } from "./helpers.ts";
 
@@ -349,6 +350,33 @@ describe("Parley client against a real server", () => {
     await parley.campaigns.delete(c.id);
     const gone = await parley.campaigns.get(c.id).catch((e) => e);
     expect(gone).toMatchObject({ status: 404 });
+  });
+
+  it("campaigns.suggestPhrasings: the account's LLM (a local stand-in) proposes other ways to ask", async () => {
+    // An account of its own with an LLM, so the other tests' campaigns keep the offline engine.
+    const stub = await startLlmStub();
+    try {
+      stub.respond = () => ({ content: JSON.stringify(["when do you open", "opening times?"]) });
+      const email = uniqueEmail("llm");
+      const acc = await s.t.account({ email });
+      await s.setAccount(email, {
+        "llm-base-url": stub.baseUrl,
+        "llm-api-key": "sdk-test-key",
+        "llm-model": "sdk-test-model",
+      });
+      const withLlm = s.client(acc.apiKey, { fetch: recordingFetch });
+      const c = await withLlm.campaigns.create({
+        name: "Hours",
+        knowledge: [{ question: "What are your opening hours?", answer: "9 to 5." }],
+      });
+      expect(await withLlm.campaigns.suggestPhrasings(c.id, 0)).toEqual({
+        entry: { index: 0, question: "What are your opening hours?" },
+        phrasings: ["when do you open", "opening times?"],
+      });
+      expect(stub.requests).toHaveLength(1);
+    } finally {
+      await stub.close();
+    }
   });
 
   it("sources: create, list, get, update, resync, delete", async () => {

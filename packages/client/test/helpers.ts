@@ -15,7 +15,16 @@ export interface LiveServer {
   baseUrl: string;
   client(apiKey: string, options?: Partial<ParleyOptions>): Parley;
   /** Sets the account's webhook URLs as the CLI does. */
-  setAccount(email: string, values: { "webhook-url"?: string; "events-webhook-url"?: string }): Promise<void>;
+  setAccount(
+    email: string,
+    values: {
+      "webhook-url"?: string;
+      "events-webhook-url"?: string;
+      "llm-base-url"?: string;
+      "llm-api-key"?: string;
+      "llm-model"?: string;
+    },
+  ): Promise<void>;
   /** A debit as the bot makes it (fires auto-recharge events). */
   spend(accountId: string, credits: number): Promise<unknown>;
   close(): Promise<void>;

@@ -50,6 +50,7 @@ describe("parley CLI", () => {
       "043_usage_indexes",
       "044_search_trigram",
       "045_knowledge_sources",
+      "046_message_suggestions",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

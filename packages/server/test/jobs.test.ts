@@ -63,6 +63,7 @@ describe("migrations", () => {
         "043_usage_indexes",
         "044_search_trigram",
         "045_knowledge_sources",
+        "046_message_suggestions",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();
