@@ -69,6 +69,26 @@ describe("message search", () => {
     expect(all.data.every((h) => !("match" in h))).toBe(true);
   });
 
+  it("finds an account's older match when another account holds more than a search's worth of newer ones", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    const { acc: busy, browser: busyBrowser } = await ownerBrowser(t);
+    await incoming(acc.apiKey, { fromId: "old-1", body: "where is my walrus" });
+    // More than SEARCH_HITS (1,000) newer messages with the word, all in the other account.
+    for (let b = 0; b < 1_020; b += 102) {
+      await Promise.all(
+        Array.from({ length: 102 }, (_, i) =>
+          incoming(busy.apiKey, { fromId: `w-${(b + i) % 25}`, body: `walrus number ${b + i}` }),
+        ),
+      );
+    }
+    expect((await search(browser, "walrus")).map((h) => h.contact.fromId)).toEqual(["old-1"]);
+    expect((await search(browser, "my walrus")).map((h) => h.contact.fromId)).toEqual(["old-1"]);
+    // The busy account sees its own 25 senders and not the other account's.
+    const own = await search(busyBrowser, "walrus");
+    expect(own).toHaveLength(25);
+    expect(own.every((h) => h.contact.fromId?.startsWith("w-"))).toBe(true);
+  });
+
   it("answers odd input with 200 or 400, never 500", async () => {
     const { acc, browser } = await ownerBrowser(t);
     await incoming(acc.apiKey, { fromId: "odd-1", body: 'say "AND" or NEAR(a b) * 🙂 café' });

@@ -60,15 +60,30 @@ export async function newestMatches(
       order by id desc limit ${limit} ${sql.raw(PLAN_EACH_CALL)}`.execute(k);
     return rows;
   }
-  // FTS5: each term a quoted string (no operator can get in); the account column keeps the scan to
-  // this account's postings, newest rowid first.
-  const body = terms.map((t) => `"${t}"`).join(" AND ");
-  const match = `account : "${accountId.replace(/_/g, "")}" AND body : (${body})`;
-  const { rows } = await sql<MessageHit>`
-    select m.id, m.conversation_id, m.body from messages m
+  // FTS5: each term a quoted string (no operator can get in). Most installs hold one account, or one
+  // that dominates: the words alone read far fewer postings than the words and the account column
+  // (a token in every message of the account). Their newest hits are this account's exactly when all
+  // of them are its own or they are every hit there is; otherwise the account column keeps the scan
+  // to this account's postings, newest rowid first.
+  const words = terms.map((t) => `"${t}"`).join(" AND ");
+  const unscoped = await ftsHits(k, `body : (${words})`, limit);
+  if (unscoped.length < limit || unscoped.every((m) => m.account_id === accountId)) {
+    return unscoped.filter((m) => m.account_id === accountId);
+  }
+  return ftsHits(k, `account : "${accountId.replace(/_/g, "")}" AND body : (${words})`, limit, accountId);
+}
+
+async function ftsHits(
+  k: Kysely<Database>,
+  match: string,
+  limit: number,
+  accountId?: string,
+): Promise<Array<MessageHit & { account_id: string }>> {
+  const { rows } = await sql<MessageHit & { account_id: string }>`
+    select m.id, m.conversation_id, m.body, m.account_id from messages m
     where m.rowid in (select rowid from message_search where message_search match ${match}
                       order by rowid desc limit ${limit})
-      and m.account_id = ${accountId}
+      ${accountId === undefined ? sql`` : sql`and m.account_id = ${accountId}`}
     order by m.id desc`.execute(k);
   return rows;
 }
