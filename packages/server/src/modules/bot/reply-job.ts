@@ -183,8 +183,11 @@ export async function runBotReply(
 ): Promise<BotOutcome> {
   const { db, config } = ctx;
   const log = options.log ?? ctx.log;
-  const inbound = await repo.findMessageForJob(db.kysely, messageId);
-  if (!inbound || (options.accountId && inbound.account_id !== options.accountId)) {
+  // Few statements: the message with its past (twin reply, outgoing campaign, pending choices) in one
+  // read, then the account and the conversation with its switches side by side.
+  const input = await repo.readReplyInput(db.kysely, messageId);
+  const inbound = input?.message;
+  if (!input || !inbound || (options.accountId && inbound.account_id !== options.accountId)) {
     return { action: "skipped", reason: "message_not_found" };
   }
   // Reactions and outbound messages never reach the bot, whoever queued the job.
@@ -193,22 +196,20 @@ export async function runBotReply(
   }
   const accountId = inbound.account_id;
   const externalId = `bot:${inbound.id}`;
-  if (await findMessageByExternalId(db.kysely, accountId, externalId)) {
-    return { action: "skipped", reason: "already_replied" };
-  }
-  const [account, conversation, switches] = await Promise.all([
+  if (input.replied) return { action: "skipped", reason: "already_replied" };
+  const [account, found] = await Promise.all([
     findAccountById(db.kysely, accountId),
-    conversations.findConversationById(db.kysely, accountId, inbound.conversation_id),
-    conversations.readSwitches(db.kysely, accountId, inbound.conversation_id),
+    conversations.findConversationWithSwitches(db.kysely, accountId, inbound.conversation_id),
   ]);
-  if (!account || !conversation || !switches) return { action: "skipped", reason: "message_not_found" };
+  if (!account || !found) return { action: "skipped", reason: "message_not_found" };
+  const { conversation, switches } = found;
   const blocked = switchesBlock(switches);
   if (blocked) return { action: "skipped", reason: blocked };
 
   const route = chooseCampaign(
     await campaignRepo.routingCandidates(db.kysely, accountId),
     { campaignId: inbound.campaign_id, body: inbound.body },
-    await campaignRepo.lastOutgoingCampaignOf(db.kysely, accountId, inbound.contact_id),
+    input.outgoingCampaignId,
   );
   const campaign = route
     ? await campaignRepo.findCampaign(db.kysely, accountId, route.campaignId)
@@ -244,20 +245,31 @@ export async function runBotReply(
     }
   }
 
-  const generated = await generate(ctx, { inbound, account, campaign, engine, target, options, log });
+  const generated = await generate(ctx, {
+    inbound,
+    pendingSuggestions: input.pendingSuggestions,
+    account,
+    campaign,
+    engine,
+    target,
+    options,
+    log,
+  });
   const body = generated.body.slice(0, MAX_REPLY_CHARS);
 
   const now = Date.now();
   let result: BotOutcome;
   try {
     result = await db.write(async (trx): Promise<BotOutcome> => {
-      if (await findMessageByExternalId(trx, accountId, externalId)) {
-        return { action: "skipped", reason: "already_replied" };
-      }
-      // A person may have replied (pausing the bot) while the model was thinking.
-      const sw = await conversations.readSwitches(trx, accountId, conversation.id);
-      const late = sw ? switchesBlock(sw) : "message_not_found";
-      if (late) return { action: "skipped", reason: late };
+      // A person may have replied (pausing the bot) while the model was thinking. A twin run's reply
+      // is caught by the unique external id when this one is written (the catch below).
+      const late = await conversations.findConversationWithSwitches(trx, accountId, conversation.id);
+      const blockedLate = late ? switchesBlock(late.switches) : "message_not_found";
+      if (blockedLate) return { action: "skipped", reason: blockedLate };
+      const setCampaign = async () => {
+        if (late?.conversation.campaign_id !== campaign.id)
+          await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+      };
       // The fallback once per unanswered run: decided here, from the conversation's state in this
       // transaction (locked on PostgreSQL), so concurrent messages still produce exactly one. A request
       // for a person is always answered (the bot then pauses, so it cannot repeat).
@@ -266,7 +278,10 @@ export async function runBotReply(
         generated.alert &&
         (await repo.fallbackAwaitsAnswer(trx, db.dialect, accountId, conversation.id))
       ) {
-        await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+        if (await findMessageByExternalId(trx, accountId, externalId)) {
+          return { action: "skipped", reason: "already_replied" };
+        }
+        await setCampaign();
         await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
         return { action: "skipped", reason: "fallback_already_sent" };
       }
@@ -303,7 +318,7 @@ export async function runBotReply(
         });
         if (!debited) throw new OutOfCredits();
       }
-      await conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id);
+      await setCampaign();
       // An answer starts the follow-up clock; a fallback or hand-over leaves the customer waiting for a
       // person (alert up), who starts it with their reply.
       if (generated.outcome === "answer") {
@@ -452,6 +467,8 @@ async function generate(
   ctx: AppContext,
   input: {
     inbound: MessageRow;
+    /** The "Did you mean" choices the customer may be answering (ReplyInput). */
+    pendingSuggestions: string | null;
     account: AccountRow;
     campaign: CampaignRow;
     engine: "builtin" | "llm";
@@ -472,15 +489,7 @@ async function generate(
   if (input.engine === "builtin") {
     // The customer answering the bot's "Did you mean": the picked entry's answer (if the knowledge
     // still holds that entry under that name). Anything else is a new question.
-    const offered = suggestionsOf(
-      await repo.pendingSuggestions(
-        ctx.db.kysely,
-        inbound.account_id,
-        inbound.contact_id,
-        inbound.conversation_id,
-        inbound.id,
-      ),
-    );
+    const offered = suggestionsOf(input.pendingSuggestions);
     const pick = offered.length ? readPick(inbound.body, offered) : null;
     const picked =
       pick && entries[pick.entry]?.question?.replace(/\s+/g, " ").trim() === pick.title

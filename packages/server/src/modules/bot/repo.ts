@@ -15,9 +15,71 @@ export type ConversationSummaryRow = Selectable<ConversationSummariesTable>;
 
 type Q = Kysely<Database> | Transaction<Database>;
 
-/** Any message by id (the job payload carries no account id of its own). */
-export async function findMessageForJob(db: Q, messageId: string): Promise<MessageRow | undefined> {
-  return db.selectFrom("messages").selectAll().where("id", "=", messageId).executeTakeFirst();
+/** What the reply job reads about its inbound message before it decides anything. */
+export interface ReplyInput {
+  message: MessageRow;
+  /** A reply to it exists already (external id "bot:<message id>"): a twin run answered it. */
+  replied: boolean;
+  /** The campaign whose outgoing first message reached this contact last (routing goes there). */
+  outgoingCampaignId: string | null;
+  /**
+   * The choices of the bot's "Did you mean" when that is the text right before this message in the
+   * conversation (the customer may be picking one), else null: anything said in between (a person's
+   * reply, another customer message) makes the choices stale.
+   */
+  pendingSuggestions: string | null;
+}
+
+/**
+ * The inbound message by id (the job payload carries no account id of its own) with what the reply
+ * needs about its past, in one statement: each part is an indexed look-up (messages_external_uq,
+ * outgoing_sends_contact_idx, the contact's messages by id).
+ */
+export async function readReplyInput(db: Q, messageId: string): Promise<ReplyInput | undefined> {
+  const row = await db
+    .selectFrom("messages as m")
+    .selectAll("m")
+    .select((eb) => [
+      eb
+        .exists(
+          eb
+            .selectFrom("messages as r")
+            .select("r.id")
+            .whereRef("r.account_id", "=", "m.account_id")
+            .where("r.external_id", "=", sql<string>`'bot:' || m.id`),
+        )
+        .as("reply_exists"),
+      eb
+        .selectFrom("outgoing_sends as o")
+        .select("o.campaign_id")
+        .whereRef("o.account_id", "=", "m.account_id")
+        .whereRef("o.contact_id", "=", "m.contact_id")
+        .where("o.outcome", "=", "sent")
+        .orderBy("o.created_at", "desc")
+        .limit(1)
+        .as("outgoing_campaign_id"),
+      eb
+        .selectFrom("messages as p")
+        .select(sql<string | null>`case when p.sender = 'bot' then p.suggestions end`.as("s"))
+        .whereRef("p.account_id", "=", "m.account_id")
+        .whereRef("p.contact_id", "=", "m.contact_id")
+        .whereRef("p.conversation_id", "=", "m.conversation_id")
+        .whereRef("p.id", "<", "m.id")
+        .where("p.type", "=", "text")
+        .orderBy("p.id", "desc")
+        .limit(1)
+        .as("pending_suggestions"),
+    ])
+    .where("m.id", "=", messageId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { reply_exists, outgoing_campaign_id, pending_suggestions, ...message } = row;
+  return {
+    message,
+    replied: Boolean(Number(reply_exists)),
+    outgoingCampaignId: outgoing_campaign_id ?? null,
+    pendingSuggestions: pending_suggestions ?? null,
+  };
 }
 
 /**
@@ -344,30 +406,4 @@ export async function followUpFigures(
     .where("f.bot_outcome", "=", sql.lit("follow_up"))
     .executeTakeFirstOrThrow();
   return { sent: Number(row.sent ?? 0), answered: Number(row.answered ?? 0) };
-}
-
-/**
- * The choices of the bot's "Did you mean" when it is the message right before `inboundId` in the
- * conversation (the customer's next message may pick one), else none: anything said in between (a
- * person's reply, another customer message) makes the choices stale.
- */
-export async function pendingSuggestions(
-  db: Kysely<Database> | Transaction<Database>,
-  accountId: string,
-  contactId: string,
-  conversationId: string,
-  inboundId: string,
-): Promise<string | null> {
-  const previous = await db
-    .selectFrom("messages")
-    .select(["sender", "suggestions", "type"])
-    .where("account_id", "=", accountId)
-    .where("contact_id", "=", contactId)
-    .where("conversation_id", "=", conversationId)
-    .where("id", "<", inboundId)
-    .where("type", "=", "text")
-    .orderBy("id", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return previous?.sender === "bot" ? (previous.suggestions ?? null) : null;
 }

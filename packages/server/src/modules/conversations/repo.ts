@@ -209,25 +209,38 @@ export async function readSwitches(
   accountId: string,
   conversationId: string,
 ): Promise<BotSwitches | undefined> {
+  return (await findConversationWithSwitches(db, accountId, conversationId))?.switches;
+}
+
+/** The conversation and its bot switches (its account's, its contact's, its own) in one read. */
+export async function findConversationWithSwitches(
+  db: Q,
+  accountId: string,
+  conversationId: string,
+): Promise<{ conversation: ConversationRow; switches: BotSwitches } | undefined> {
   const row = await db
     .selectFrom("conversations")
     .innerJoin("contacts", "contacts.id", "conversations.contact_id")
     .innerJoin("accounts", "accounts.id", "conversations.account_id")
+    .selectAll("conversations")
     .select([
-      "accounts.bot_active as account_active",
-      "accounts.suspended_at as suspended_at",
-      "contacts.bot_active as contact_active",
-      "conversations.bot_paused as paused",
+      "accounts.bot_active as switch_account_active",
+      "accounts.suspended_at as switch_suspended_at",
+      "contacts.bot_active as switch_contact_active",
     ])
     .where("conversations.account_id", "=", accountId)
     .where("conversations.id", "=", conversationId)
     .executeTakeFirst();
   if (!row) return undefined;
+  const { switch_account_active, switch_suspended_at, switch_contact_active, ...conversation } = row;
   return {
-    // A suspended sub-account's bot is off (replies, away messages, follow-ups) until it is resumed.
-    accountActive: Number(row.account_active) === 1 && row.suspended_at == null,
-    contactActive: Number(row.contact_active) === 1,
-    conversationPaused: Number(row.paused) === 1,
+    conversation,
+    switches: {
+      // A suspended sub-account's bot is off (replies, away messages, follow-ups) until it is resumed.
+      accountActive: Number(switch_account_active) === 1 && switch_suspended_at == null,
+      contactActive: Number(switch_contact_active) === 1,
+      conversationPaused: Number(conversation.bot_paused) === 1,
+    },
   };
 }
 
