@@ -2,10 +2,11 @@
 // full-text indexes (SQLite FTS5, PostgreSQL tsvector + GIN); each hit names its matching message
 // with a snippet and the words' offsets; other accounts' messages never match; odd input is a 200
 // or a 400, never a 500; new messages match at once; an erased contact's messages no longer do.
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, ownerBrowser } from "./app-helpers.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
-import { json, startTestApp, type TestApp } from "./helpers.ts";
+import { DIALECT, json, startTestApp, type TestApp } from "./helpers.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -157,5 +158,41 @@ describe("message search", () => {
     const erased = await browser.req({ method: "DELETE", url: `/app/api/contacts/${hits[0]!.contact.id}` });
     expect(erased.statusCode, erased.body).toBeLessThan(300);
     expect(await search(browser, "zebra")).toEqual([]);
+  });
+});
+
+describe("message search with a word in most messages", () => {
+  // Its own app: PostgreSQL reads its word statistics once per app and database.
+  let fresh: TestApp;
+  beforeAll(async () => {
+    fresh = await startTestApp();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  it("finds the messages holding both a rare word and a common one, newest first", async () => {
+    const { acc, browser } = await ownerBrowser(fresh);
+    const post = async (fromId: string, body: string) => {
+      const res = await postIncoming(fresh, acc.apiKey, { customData: customData({ fromId, body }) });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    };
+    await post("both-old", "hello, my walrus is lost");
+    for (let i = 0; i < 100; i++) await post(`greet-${i % 8}`, `hello number ${i}`);
+    await post("rare-only", "a walrus without a greeting");
+    await post("both-new", "Hello again: the walrus came back");
+    if (DIALECT === "postgres") {
+      // PostgreSQL's statistics now call "hello" common (not "walrus", in 3 of 103): the search checks
+      // it on the walrus hits.
+      const db = fresh.parley.db.kysely;
+      await sql`analyze messages`.execute(db);
+      const { rows } = await sql<{ e: string }>`
+        select x.e from pg_stats s, unnest(s.most_common_elems::text::text[]) as x(e)
+        where s.schemaname = current_schema() and s.tablename = 'messages_search_idx'`.execute(db);
+      expect(rows.map((r) => r.e)).toContain("hello");
+    }
+    const data = await search(browser, "walrus HELLO");
+    expect(data.map((h) => h.contact.fromId)).toEqual(["both-new", "both-old"]);
+    expect(marked(data[0]!.match!)).toEqual(["Hello", "walrus"]);
   });
 });

@@ -53,10 +53,25 @@ export async function newestMatches(
   const k: Kysely<Database> = db.kysely;
   if (db.dialect === "postgres") {
     // Terms are letters and digits only; quoted as lexemes all the same.
-    const tsquery = terms.map((t) => `'${t}'`).join(" & ");
+    const tsquery = (words: string[]) => words.map((t) => `'${t}'`).join(" & ");
+    const common = await commonWords(db, terms);
+    const rare = terms.filter((t) => !common.has(t));
+    if (common.size > 0 && rare.length > 0) {
+      // A rare word with a common one ("asked topic999"): the index intersecting them reads the common
+      // word's whole posting tree. Instead the rare words' hits, newest first, are checked for the
+      // common words one by one until `limit` pass.
+      const { rows } = await sql<MessageHit>`
+        select id, conversation_id, body from (
+          select id, conversation_id, body from messages
+          where account_id = ${accountId} and to_tsvector('simple', body) @@ to_tsquery('simple', ${tsquery(rare)})
+          order by id desc offset 0) h
+        where to_tsvector('simple', body) @@ to_tsquery('simple', ${tsquery([...common])})
+        order by id desc limit ${limit} ${sql.raw(PLAN_EACH_CALL)}`.execute(k);
+      return rows;
+    }
     const { rows } = await sql<MessageHit>`
       select id, conversation_id, body from messages
-      where account_id = ${accountId} and to_tsvector('simple', body) @@ to_tsquery('simple', ${tsquery})
+      where account_id = ${accountId} and to_tsvector('simple', body) @@ to_tsquery('simple', ${tsquery(terms)})
       order by id desc limit ${limit} ${sql.raw(PLAN_EACH_CALL)}`.execute(k);
     return rows;
   }
@@ -71,6 +86,35 @@ export async function newestMatches(
     return unscoped.filter((m) => m.account_id === accountId);
   }
   return ftsHits(k, `account : "${accountId.replace(/_/g, "")}" AND body : (${words})`, limit, accountId);
+}
+
+/** A word in at least this share of messages is common: checked on rarer words' hits, not intersected. */
+const COMMON_WORD_SHARE = 0.05;
+/** ANALYZE refreshes the statistics now and then; reading them again after this long is plenty. */
+const WORD_STATS_TTL_MS = 10 * 60_000;
+const wordStats = new WeakMap<Db, { at: number; shares: Promise<Map<string, number>> }>();
+
+/**
+ * The terms that are common among the messages, from PostgreSQL's own statistics of the search
+ * index (its most common lexemes and their shares, kept by ANALYZE), read once per TTL per database.
+ */
+async function commonWords(db: Db, terms: string[]): Promise<Set<string>> {
+  if (terms.length < 2) return new Set();
+  let cached = wordStats.get(db);
+  if (!cached || Date.now() - cached.at > WORD_STATS_TTL_MS) {
+    const shares = sql<{ e: string; f: number }>`
+      select x.e, x.f from pg_stats s,
+        unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as x(e, f)
+      where s.schemaname = current_schema() and s.tablename = 'messages_search_idx'
+        and s.attname = 'to_tsvector'`
+      .execute(db.kysely)
+      .then(({ rows }) => new Map(rows.map((r) => [r.e, Number(r.f)])))
+      .catch(() => new Map<string, number>());
+    cached = { at: Date.now(), shares };
+    wordStats.set(db, cached);
+  }
+  const shares = await cached.shares;
+  return new Set(terms.filter((t) => (shares.get(t) ?? 0) >= COMMON_WORD_SHARE));
 }
 
 async function ftsHits(
