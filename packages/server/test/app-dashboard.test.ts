@@ -2,6 +2,8 @@
 // open conversations waiting for a person; finished days are computed once and kept.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../src/modules/reports/service.ts";
+import { settleActiveAccounts, settleDaysJob } from "../src/modules/reports/settle.ts";
+import { enqueueJobs, recurringJobId } from "../src/platform/jobs.ts";
 import { ownerBrowser } from "./app-helpers.ts";
 import { customData, postIncoming } from "./fixtures/incoming.ts";
 import { callWithKey, json, startTestApp, type TestApp } from "./helpers.ts";
@@ -83,5 +85,45 @@ describe("app api: dashboard", () => {
     await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "d", body: "hello again" }) });
     const second = await dashboard(t.parley.ctx, acc.accountId, 30, later);
     expect(second.days.find((x) => x.date === day)?.inbound).toBe(1);
+  });
+
+  it("counts the finished days ahead in an hourly job, so the dashboard reads them", async () => {
+    const { acc } = await ownerBrowser(t);
+    const quiet = await t.account();
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "e", body: "hello" }) });
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "f", body: "hi" }) });
+    const day = Math.floor(Date.now() / 86_400_000);
+    const storedFor = async (accountId: string) =>
+      t.parley.db.kysely
+        .selectFrom("dashboard_days")
+        .select(["day", "figures"])
+        .where("account_id", "=", accountId)
+        .execute();
+    // Today is still live: nothing is stored for it.
+    await settleActiveAccounts(t.parley.ctx, Date.now());
+    expect((await storedFor(acc.accountId)).some((r) => Number(r.day) === day)).toBe(false);
+    // Three days later today is finished: the job stores it; an account without messages is skipped.
+    const later = Date.now() + 3 * 86_400_000;
+    await settleActiveAccounts(t.parley.ctx, later);
+    const kept = (await storedFor(acc.accountId)).find((r) => Number(r.day) === day);
+    expect(JSON.parse(kept!.figures)).toMatchObject({ inbound: 2 });
+    expect(await storedFor(quiet.accountId)).toEqual([]);
+    // The dashboard answers from the stored day (a message written since would not change it).
+    const dash = await dashboard(t.parley.ctx, acc.accountId, 30, later);
+    expect(dash.days.find((x) => x.date === new Date().toISOString().slice(0, 10))?.inbound).toBe(2);
+  });
+
+  it("runs the job through the worker, which keeps one run queued for the next hour", async () => {
+    const { acc } = await ownerBrowser(t);
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "g", body: "hello" }) });
+    const jobs = t.parley.db.kysely.selectFrom("jobs").select(["id", "run_at", "status"]);
+    const [queued] = await t.parley.db.write((trx) =>
+      enqueueJobs(trx, [settleDaysJob.create({}, { accountId: null })]),
+    );
+    await t.parley.worker.drain();
+    expect(await jobs.where("id", "=", queued!).execute()).toEqual([]);
+    const next = await jobs.where("id", "=", recurringJobId(settleDaysJob.type)).executeTakeFirst();
+    expect(next?.status).toBe("queued");
+    expect(Number(next?.run_at)).toBeGreaterThan(Date.now() + 50 * 60_000);
   });
 });

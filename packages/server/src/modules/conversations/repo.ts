@@ -542,6 +542,17 @@ export async function latestConversationsOfContacts(
   );
 }
 
+/** The accounts with a message since `since` (any conversation's last message then or later). */
+export async function accountsActiveSince(db: Q, since: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("conversations")
+    .select("account_id")
+    .distinct()
+    .where("last_message_at", ">=", since)
+    .execute();
+  return rows.map((r) => r.account_id);
+}
+
 /** Open conversations whose human alert is up: people are waiting for a person. */
 export async function countWaitingForPerson(db: Q, accountId: string): Promise<number> {
   const row = await db

@@ -14,8 +14,8 @@ import { botSpendByDay } from "../credits/repo.ts";
 import { messageCountsByDay } from "../messaging/repo.ts";
 import * as repo from "./repo.ts";
 
-const DAY_MS = 86_400_000;
-const SETTLED_DAYS = 2;
+export const DAY_MS = 86_400_000;
+export const SETTLED_DAYS = 2;
 /** The live days of an account are counted at most this often per process (a dashboard open in
  * several tabs, refreshed, or polled, costs one count). */
 const LIVE_TTL_MS = 15_000;
@@ -132,6 +132,42 @@ async function computeDays(
   return figures;
 }
 
+/**
+ * The stored figures of the finished days in [from, to), counting and storing the days not stored
+ * yet (in one count; with `oneDayAtATime`, a day per count, so a background run never holds the
+ * database or the event loop for long), all stored in one write.
+ */
+export async function settleDays(
+  ctx: AppContext,
+  accountId: string,
+  from: number,
+  to: number,
+  now: number,
+  oneDayAtATime = false,
+) {
+  const cached = await repo.cachedDays(ctx.db.kysely, accountId, from, to);
+  const missing: number[] = [];
+  for (let d = from; d < to; d++) if (!cached.has(d)) missing.push(d);
+  const computed = new Map<number, DayFigures>();
+  const runs = oneDayAtATime ? missing.map((d) => [d]) : missing.length > 0 ? [missing] : [];
+  for (const run of runs) {
+    const fresh = await computeDays(ctx, accountId, run[0]!, run.at(-1)! + 1);
+    for (const d of run) computed.set(d, fresh.get(d) ?? { ...EMPTY });
+    if (oneDayAtATime) await new Promise((r) => setImmediate(r));
+  }
+  if (missing.length > 0) {
+    await ctx.db.write((trx) =>
+      repo.storeDays(
+        trx,
+        accountId,
+        missing.map((d) => ({ day: d, figures: JSON.stringify(computed.get(d)) })),
+        now,
+      ),
+    );
+  }
+  return { cached, computed };
+}
+
 /** The last days' figures, counted live, kept LIVE_TTL_MS per account in this process. */
 async function liveDays(ctx: AppContext, accountId: string, from: number, to: number, now: number) {
   const cache = ctx.caches.get(
@@ -156,23 +192,7 @@ async function dailyFigures(ctx: AppContext, accountId: string, days: number, no
   const today = Math.floor(now / DAY_MS);
   const first = today - days + 1;
   const settledBefore = today - SETTLED_DAYS + 1;
-  const cached = await repo.cachedDays(ctx.db.kysely, accountId, first, settledBefore);
-  // Finished days not yet cached: counted once (in runs of consecutive days) and stored.
-  const missing: number[] = [];
-  for (let d = first; d < settledBefore; d++) if (!cached.has(d)) missing.push(d);
-  const computed = new Map<number, DayFigures>();
-  if (missing.length > 0) {
-    const fresh = await computeDays(ctx, accountId, missing[0]!, missing.at(-1)! + 1);
-    for (const d of missing) computed.set(d, fresh.get(d) ?? { ...EMPTY });
-    await ctx.db.write((trx) =>
-      repo.storeDays(
-        trx,
-        accountId,
-        missing.map((d) => ({ day: d, figures: JSON.stringify(computed.get(d)) })),
-        now,
-      ),
-    );
-  }
+  const { cached, computed } = await settleDays(ctx, accountId, first, settledBefore, now);
   const live = await liveDays(ctx, accountId, Math.max(first, settledBefore), today + 1, now);
   const series: Array<{ date: string; figures: DayFigures }> = [];
   const perChannel = new Map<string, ChannelFigures>([["", { ...NO_CHANNEL_FIGURES }]]);
