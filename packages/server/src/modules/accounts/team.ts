@@ -9,7 +9,7 @@ import { AppError } from "../../platform/errors.ts";
 import { newId } from "../../platform/ids.ts";
 import { type Email, enqueueEmail } from "../../platform/mail.ts";
 import { inviteLink } from "../../platform/public-url.ts";
-import { iso, isValidEmail, normaliseEmail } from "../../platform/text.ts";
+import { iso, isValidEmail, normaliseEmail, oneLine } from "../../platform/text.ts";
 import { findAccountById, findOwnerUserId, insertUser } from "./repo.ts";
 import { createAccount } from "./service.ts";
 import {
@@ -66,7 +66,6 @@ export function inviteEmail(input: {
 }): Email {
   const as = input.role === "owner" ? "its owner" : input.role === "admin" ? "an admin" : "an agent";
   // Names people typed go into the subject: one line each.
-  const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
   const who = oneLine(input.invitedBy ?? "") || "Someone";
   const accountName = oneLine(input.accountName);
   return {

@@ -31,6 +31,7 @@
  */
 import MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
+import { oneLine } from "../../platform/text.ts";
 import {
   type Analyser,
   analyserOf,
@@ -847,7 +848,7 @@ export function createBuiltinEngine(
   };
   const titleOf = (entryIndex: number): string | null => {
     const entry = entries[entryIndex];
-    const title = entry?.question?.replace(/\s+/g, " ").trim();
+    const title = entry?.question ? oneLine(entry.question) : "";
     return title ? title : null;
   };
   const decide = (message: string): BuiltinDecision => {

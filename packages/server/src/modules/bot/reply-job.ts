@@ -10,7 +10,7 @@ import { isUniqueViolation } from "../../platform/db/index.ts";
 import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import { enqueueJobs, type JobContext, type JobHandler } from "../../platform/jobs.ts";
-import { iso } from "../../platform/text.ts";
+import { iso, oneLine } from "../../platform/text.ts";
 import {
   type BusinessHours,
   hoursPlaceholders,
@@ -492,7 +492,7 @@ async function generate(
     const offered = suggestionsOf(input.pendingSuggestions);
     const pick = offered.length ? readPick(inbound.body, offered) : null;
     const picked =
-      pick && entries[pick.entry]?.question?.replace(/\s+/g, " ").trim() === pick.title
+      pick && oneLine(entries[pick.entry]?.question ?? "") === pick.title
         ? engine.answerOf(pick.entry)
         : null;
     if (picked) return { body: picked.answer, alert: null, outcome: "answer", ...NO_USAGE };

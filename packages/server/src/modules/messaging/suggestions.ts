@@ -3,6 +3,8 @@
 // its own way (numbered text everywhere, buttons where the channel has them) and the customer's next
 // message may pick one.
 
+import { cutText, oneLine } from "../../platform/text.ts";
+
 export interface Suggestion {
   /** "1", "2", "3": what the customer may answer, and the button's id. */
   id: string;
@@ -28,8 +30,7 @@ export function suggestionsOf(json: string | null | undefined): Suggestion[] {
   }
 }
 
-/** A button label cut to a channel's limit (WhatsApp buttons 20, list rows 24, Messenger 20). */
+/** A button label on one line, cut to a channel's limit (WhatsApp buttons 20, list rows 24, Messenger 20). */
 export function shortTitle(title: string, max: number): string {
-  const clean = title.replace(/\s+/g, " ").trim();
-  return clean.length <= max ? clean : `${clean.slice(0, max - 1).trimEnd()}…`;
+  return cutText(oneLine(title), max);
 }

@@ -1,6 +1,7 @@
 // A bot's "Did you mean" choices (messages.suggestions) as a provider's buttons: what each button says
 // within the provider's limit, and how a press that comes back is read. The message's body lists the
 // choices as numbered text on every channel; the buttons come on top where the provider has them.
+import { oneLine } from "../../../platform/text.ts";
 import { type Suggestion, shortTitle } from "../../messaging/suggestions.ts";
 
 /** The common leading words of all the titles ("What are your opening hours" for two such questions). */
@@ -22,7 +23,7 @@ const distinct = (labels: string[]) => new Set(labels.map((l) => l.toLowerCase()
  * still leave the customer guessing.
  */
 export function buttonLabels(suggestions: Pick<Suggestion, "id" | "title">[], max: number): string[] {
-  const titles = suggestions.map((s) => s.title.replace(/\s+/g, " ").trim());
+  const titles = suggestions.map((s) => oneLine(s.title));
   const plain = titles.map((t) => shortTitle(t, max));
   if (distinct(plain)) return plain;
   const lead = titles.length > 1 ? commonLead(titles) : 0;

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { AppContext } from "../../../context.ts";
 import { AppError } from "../../../platform/errors.ts";
 import { OutboundError } from "../../../platform/safe-fetch.ts";
+import { oneLine } from "../../../platform/text.ts";
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
 import { type Suggestion, suggestionsOf } from "../../messaging/suggestions.ts";
 import { configObject, invalid } from "./fields.ts";
@@ -261,7 +262,7 @@ export function keyboardOf(suggestions: Suggestion[]): Record<string, unknown> |
   );
   if (buttons.length === 0) return null;
   return {
-    inline_keyboard: buttons.map((s) => [{ text: s.title.replace(/\s+/g, " ").trim(), callback_data: s.id }]),
+    inline_keyboard: buttons.map((s) => [{ text: oneLine(s.title), callback_data: s.id }]),
   };
 }
 

@@ -3,6 +3,7 @@
 // go to POST {graph}/{version}/{phone number id}/messages with the access token; media is fetched in
 // two steps (GET /{media id} for a short-lived URL, then that URL with the same token). A customer is
 // known by its wa_id, which is its phone number: the same contact as that phone in the contacts API.
+import { cutText } from "../../../platform/text.ts";
 import { MAX_MEDIA_BYTES } from "../../messaging/media/sniff.ts";
 import { type Suggestion, suggestionsOf } from "../../messaging/suggestions.ts";
 import { buttonLabels, pressedBody } from "./choice-buttons.ts";
@@ -129,21 +130,13 @@ const LIST_ROWS_MAX = 10;
 const ROW_TITLE_MAX = 24;
 const ROW_DESCRIPTION_MAX = 72;
 
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  // Never between the two halves of a surrogate pair.
-  let end = max - 1;
-  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
-  return `${text.slice(0, end)}…`;
-}
-
 /**
  * A bot's "Did you mean" as an interactive message: reply buttons for up to 3 choices (the id comes
  * back in the webhook when one is pressed), a list for more (a "Choose" button that opens the rows).
  * The body keeps the numbered list, so the choices read the same with the buttons cut to 20 characters.
  */
 export function interactiveOf(body: string, suggestions: Suggestion[]): Record<string, unknown> {
-  const text = cut(body, BODY_MAX);
+  const text = cutText(body, BODY_MAX);
   if (suggestions.length <= BUTTONS_MAX) {
     const labels = buttonLabels(suggestions, BUTTON_TITLE_MAX);
     return {
@@ -167,7 +160,7 @@ export function interactiveOf(body: string, suggestions: Suggestion[]): Record<s
             id: s.id,
             title: labels[i]!,
             // The whole question under a label that had to be cut.
-            ...(labels[i] !== s.title ? { description: cut(s.title, ROW_DESCRIPTION_MAX) } : {}),
+            ...(labels[i] !== s.title ? { description: cutText(s.title, ROW_DESCRIPTION_MAX) } : {}),
           })),
         },
       ],
