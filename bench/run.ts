@@ -470,7 +470,16 @@ interface InboxResult {
   conversations: number;
   messages: number;
   timings: Array<{ query: string; medianMs: number; p95Ms?: number; maxMs: number }>;
-  dashboard?: { firstMs: number; laterMs: number[]; inbound30d: number };
+  dashboard?: {
+    /** Nothing counted ahead: the first call counts the finished days (as right after a bulk load). */
+    coldFirstMs?: number;
+    /** The hourly reports.settle_days job counting the finished days ahead. */
+    settleJobMs?: number;
+    /** The first call once that job ran (target: under 500 ms at 5 M messages). */
+    firstMs: number;
+    laterMs: number[];
+    inbound30d: number;
+  };
 }
 
 const INBOX_CONVERSATIONS = Number(process.env.BENCH_INBOX ?? 100_000);
@@ -870,12 +879,12 @@ function markdown(r: {
     if (withDashboard.length) {
       lines.push(
         "",
-        "| dashboard, 30 days (server time) | messages in the account | first call (counts the finished days once) | later calls |",
-        "|---|---|---|---|",
+        "| dashboard, 30 days (server time) | messages in the account | first call, nothing counted ahead | reports.settle_days job | first call after the job (target < 500 ms) | later calls |",
+        "|---|---|---|---|---|---|",
       );
       for (const i of withDashboard) {
         lines.push(
-          `| ${i.database} | ${i.messages} | ${i.dashboard?.firstMs} ms | **${i.dashboard?.laterMs.join(", ")} ms** |`,
+          `| ${i.database} | ${i.messages} | ${i.dashboard?.coldFirstMs ?? "–"} ms | ${i.dashboard?.settleJobMs ?? "–"} ms | **${i.dashboard?.firstMs} ms** | ${i.dashboard?.laterMs.join(", ")} ms |`,
         );
       }
     }
