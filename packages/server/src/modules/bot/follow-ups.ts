@@ -364,8 +364,9 @@ async function check(
   now: number,
 ): Promise<Ready | FollowUpSkip | { later: number }> {
   if (await findMessageByExternalId(q, accountId, externalIdOf(p))) return "already_sent";
-  const conversation = await conversations.findConversationById(q, accountId, p.conversationId);
-  if (!conversation) return "conversation_not_found";
+  const found = await conversations.findConversationWithSwitches(q, accountId, p.conversationId);
+  if (!found) return "conversation_not_found";
+  const { conversation, switches: sw } = found;
   const newest = await repo.newestMessageOf(q, accountId, conversation);
   if (!newest || newest.id !== p.afterMessageId) return "answered";
   if (conversation.status === "resolved") return "resolved";
@@ -373,8 +374,6 @@ async function check(
   if (!contact) return "conversation_not_found";
   if (contact.sms_opted_out_at != null) return "opted_out";
   if (labelsOf(contact).includes(NO_FOLLOW_UP_LABEL)) return "no_follow_up_label";
-  const sw = await conversations.readSwitches(q, accountId, conversation.id);
-  if (!sw) return "conversation_not_found";
   if (!sw.accountActive) return "account_bot_off";
   if (!sw.contactActive) return "contact_bot_off";
   if (sw.conversationPaused) {

@@ -186,10 +186,10 @@ export async function runBotReply(
   // Few statements: the message with its past (twin reply, outgoing campaign, pending choices) in one
   // read, then the account and the conversation with its switches side by side.
   const input = await repo.readReplyInput(db.kysely, messageId);
-  const inbound = input?.message;
-  if (!input || !inbound || (options.accountId && inbound.account_id !== options.accountId)) {
+  if (!input || (options.accountId && input.message.account_id !== options.accountId)) {
     return { action: "skipped", reason: "message_not_found" };
   }
+  const inbound = input.message;
   // Reactions and outbound messages never reach the bot, whoever queued the job.
   if (inbound.direction !== "inbound" || inbound.type !== "text") {
     return { action: "skipped", reason: "not_inbound_text" };

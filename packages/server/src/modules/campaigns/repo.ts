@@ -141,24 +141,3 @@ export async function followUpsOfCampaign(
     .executeTakeFirst();
   return row?.follow_ups;
 }
-
-/**
- * The campaign that most recently sent this contact a first message (its replies go there): a read of
- * the outgoing module's sends, here so that the bot's routing need not import the outgoing module.
- */
-export async function lastOutgoingCampaignOf(
-  db: Q,
-  accountId: string,
-  contactId: string,
-): Promise<string | null> {
-  const row = await db
-    .selectFrom("outgoing_sends")
-    .select("campaign_id")
-    .where("account_id", "=", accountId)
-    .where("contact_id", "=", contactId)
-    .where("outcome", "=", "sent")
-    .orderBy("created_at", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row?.campaign_id ?? null;
-}

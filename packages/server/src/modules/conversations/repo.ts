@@ -1,7 +1,7 @@
 // Conversations: one per contact, with the inbox state (bot pause, human alert, routed campaign).
 // This module owns the conversations table; others change it only through these functions.
 // Account id first in every function.
-import type { Kysely, Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
 import type { Bool, ConversationEventRow, ConversationRow, Database } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
@@ -224,16 +224,12 @@ export async function findConversationWithSwitches(
     .selectFrom("conversations as c")
     .selectAll("c")
     .select((eb) => [
+      // A suspended sub-account's bot is off (replies, away messages, follow-ups) until it is resumed.
       eb
         .selectFrom("accounts as a")
-        .select("a.bot_active")
+        .select(sql<number>`case when a.suspended_at is null then a.bot_active else 0 end`.as("on"))
         .whereRef("a.id", "=", "c.account_id")
         .as("switch_account_active"),
-      eb
-        .selectFrom("accounts as a")
-        .select("a.suspended_at")
-        .whereRef("a.id", "=", "c.account_id")
-        .as("switch_suspended_at"),
       eb
         .selectFrom("contacts as ct")
         .select("ct.bot_active")
@@ -245,12 +241,11 @@ export async function findConversationWithSwitches(
     .executeTakeFirst();
   // The contact always exists while its conversation does (erasure removes both).
   if (!row || row.switch_account_active == null || row.switch_contact_active == null) return undefined;
-  const { switch_account_active, switch_suspended_at, switch_contact_active, ...conversation } = row;
+  const { switch_account_active, switch_contact_active, ...conversation } = row;
   return {
     conversation,
     switches: {
-      // A suspended sub-account's bot is off (replies, away messages, follow-ups) until it is resumed.
-      accountActive: Number(switch_account_active) === 1 && switch_suspended_at == null,
+      accountActive: Number(switch_account_active) === 1,
       contactActive: Number(switch_contact_active) === 1,
       conversationPaused: Number(conversation.bot_paused) === 1,
     },

@@ -3,14 +3,13 @@
 // for its agency (/v1 routes.ts, the web app's door for the dashboard).
 import type { Module } from "../../context.ts";
 import { reportRoutes } from "./routes.ts";
-import { SETTLE_EVERY_MS, settleDaysHandler, settleDaysJob } from "./settle.ts";
+import { SETTLE_FIRST_RUN_MS, settleDaysHandler, settleDaysJob } from "./settle.ts";
 
 export const reportsModule: Module = {
   name: "reports",
   routes: reportRoutes,
   jobs(worker, ctx) {
     worker.register(settleDaysJob, settleDaysHandler(ctx));
-    // The first run a minute after start: a starting node has other work first.
-    worker.recur(settleDaysJob, {}, { firstRunInMs: Math.min(60_000, SETTLE_EVERY_MS) });
+    worker.recur(settleDaysJob, {}, { firstRunInMs: SETTLE_FIRST_RUN_MS });
   },
 };

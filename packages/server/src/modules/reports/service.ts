@@ -15,7 +15,7 @@ import { messageCountsByDay } from "../messaging/repo.ts";
 import * as repo from "./repo.ts";
 
 export const DAY_MS = 86_400_000;
-export const SETTLED_DAYS = 2;
+const SETTLED_DAYS = 2;
 /** The live days of an account are counted at most this often per process (a dashboard open in
  * several tabs, refreshed, or polled, costs one count). */
 const LIVE_TTL_MS = 15_000;
@@ -168,6 +168,12 @@ export async function settleDays(
   return { cached, computed };
 }
 
+/** The last `days` UTC days up to today's: the first, the first not finished (settled) yet, today. */
+export function dayWindow(now: number, days: number) {
+  const today = Math.floor(now / DAY_MS);
+  return { first: today - days + 1, settledBefore: today - SETTLED_DAYS + 1, today };
+}
+
 /** The last days' figures, counted live, kept LIVE_TTL_MS per account in this process. */
 async function liveDays(ctx: AppContext, accountId: string, from: number, to: number, now: number) {
   const cache = ctx.caches.get(
@@ -189,9 +195,7 @@ async function liveDays(ctx: AppContext, accountId: string, from: number, to: nu
  * cache of finished days where it has them, and the period's message figures per channel.
  */
 async function dailyFigures(ctx: AppContext, accountId: string, days: number, now: number) {
-  const today = Math.floor(now / DAY_MS);
-  const first = today - days + 1;
-  const settledBefore = today - SETTLED_DAYS + 1;
+  const { first, settledBefore, today } = dayWindow(now, days);
   const { cached, computed } = await settleDays(ctx, accountId, first, settledBefore, now);
   const live = await liveDays(ctx, accountId, Math.max(first, settledBefore), today + 1, now);
   const series: Array<{ date: string; figures: DayFigures }> = [];

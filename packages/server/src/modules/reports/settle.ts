@@ -6,21 +6,21 @@ import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
 import { defineJob, type JobHandler, queueNextRun } from "../../platform/jobs.ts";
 import { accountsActiveSince } from "../conversations/repo.ts";
-import { DAY_MS, MAX_DAYS, SETTLED_DAYS, settleDays } from "./service.ts";
+import { DAY_MS, dayWindow, MAX_DAYS, settleDays } from "./service.ts";
 
 /** How often the finished days are counted ahead: a day ends once a day; an hour keeps it close. */
 export const SETTLE_EVERY_MS = 60 * 60_000;
+/** The first run a minute after start: a starting node has other work first. */
+export const SETTLE_FIRST_RUN_MS = 60_000;
 
 export const settleDaysJob = defineJob("reports.settle_days", Type.Object({}));
 
 /** Stores the finished days of the last MAX_DAYS of every account active in them. */
-export async function settleActiveAccounts(ctx: AppContext, now: number): Promise<number> {
-  const today = Math.floor(now / DAY_MS);
-  const first = today - MAX_DAYS + 1;
-  const settledBefore = today - SETTLED_DAYS + 1;
-  const accounts = await accountsActiveSince(ctx.db.kysely, first * DAY_MS);
-  for (const accountId of accounts) await settleDays(ctx, accountId, first, settledBefore, now, true);
-  return accounts.length;
+export async function settleActiveAccounts(ctx: AppContext, now: number): Promise<void> {
+  const { first, settledBefore } = dayWindow(now, MAX_DAYS);
+  for (const accountId of await accountsActiveSince(ctx.db.kysely, first * DAY_MS)) {
+    await settleDays(ctx, accountId, first, settledBefore, now, true);
+  }
 }
 
 export function settleDaysHandler(ctx: AppContext, everyMs = SETTLE_EVERY_MS): JobHandler<object> {
