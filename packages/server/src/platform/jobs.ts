@@ -101,6 +101,27 @@ const FINISH_JOBS = {
 export type JobResult = undefined | { retryAt: number; error?: string } | { dead: true; error: string };
 export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<JobResult | undefined>;
 
+/**
+ * A handler for many jobs of one type at once (jobs claimed together): one outcome per job, in order
+ * (a rejected one fails that job alone). It may end jobs in its own final write (finishJobsIn).
+ */
+export type BatchJobHandler<P = unknown> = (
+  jobs: Array<{ payload: P; ctx: JobContext }>,
+) => Promise<Array<PromiseSettledResult<JobResult | undefined>>>;
+
+/**
+ * Deletes jobs claimed together inside the handler's own final write, in one statement: call
+ * `markFinished` after that write committed, so the worker writes nothing more for them.
+ */
+export async function finishJobsIn(trx: Transaction<Database>, jobs: JobContext[]): Promise<void> {
+  const byToken = new Map<string | null, string[]>();
+  for (const j of jobs) byToken.set(j.claim.lockedBy, [...(byToken.get(j.claim.lockedBy) ?? []), j.id]);
+  for (const [token, ids] of byToken) {
+    if (token === null) continue;
+    await trx.deleteFrom("jobs").where("locked_by", "=", token).where("id", "in", ids).execute();
+  }
+}
+
 export const DEFAULT_MAX_ATTEMPTS = 10;
 
 /** How often a started worker checks that its recurring jobs are queued. */
@@ -162,8 +183,16 @@ export async function enqueueJobs(
   if (jobs.length === 0) return [];
   const now = Date.now();
   const rows = jobs.map((j) => jobRow(j, newId("job"), now));
-  // One prepared insert per job: on the hot path there is one job, and its statement is reused.
-  for (const row of rows) await insertJob.run(db, row);
+  // One job (the usual case) through its prepared statement; many (replies written together) in one.
+  if (rows.length === 1) await insertJob.run(db, rows[0] as Insertable<JobsTable>);
+  else {
+    // Chunks keep each statement under both databases' limits on bound parameters.
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto("jobs")
+        .values(rows.slice(i, i + 500))
+        .execute();
+  }
   signalAfterCommit(db, JOBS_ENQUEUED);
   return rows.map((r) => r.id);
 }
@@ -281,7 +310,10 @@ export interface WorkerOptions {
 }
 
 export class JobWorker {
-  private readonly handlers = new Map<string, { parse: JobType<unknown>["parse"]; run: JobHandler }>();
+  private readonly handlers = new Map<
+    string,
+    { parse: JobType<unknown>["parse"]; run: JobHandler; batch?: BatchJobHandler }
+  >();
   private readonly db: Db;
   private readonly log: FastifyBaseLogger;
   private readonly concurrency: number;
@@ -290,6 +322,8 @@ export class JobWorker {
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs running (a batch is one promise in inFlight but counts each of its jobs here). */
+  private runningJobs = 0;
   /**
    * PostgreSQL: the jobs that finished while one delete was in flight end together in the next, in
    * autocommit (a transaction per job would cost three round trips and a WAL flush each).
@@ -326,6 +360,18 @@ export class JobWorker {
 
   register<P>(jobType: JobType<P>, handler: JobHandler<P>): void {
     this.handlers.set(jobType.type, { parse: jobType.parse, run: handler as JobHandler });
+  }
+
+  /**
+   * A job type whose jobs claimed together run as one batch (`handler` alone runs a single one: the
+   * handler of record for tests that call it, and of a batch of one).
+   */
+  registerBatch<P>(jobType: JobType<P>, handler: JobHandler<P>, batch: BatchJobHandler<P>): void {
+    this.handlers.set(jobType.type, {
+      parse: jobType.parse,
+      run: handler as JobHandler,
+      batch: batch as BatchJobHandler,
+    });
   }
 
   /**
@@ -386,7 +432,7 @@ export class JobWorker {
       const claimed = await this.claim(this.concurrency);
       if (claimed.length === 0 && this.inFlight.size === 0) return total;
       total += claimed.length;
-      for (const job of claimed) this.track(this.execute(job));
+      this.dispatch(claimed);
       await Promise.allSettled([...this.inFlight]);
     }
     return total;
@@ -418,29 +464,45 @@ export class JobWorker {
     }
     try {
       await this.recoverExpiredLeases(false);
-      const free = this.concurrency - this.inFlight.size;
+      const free = this.concurrency - this.runningJobs;
       if (free > 0) {
         // At most one account's share per claim: more would mostly go straight back to the queue.
         const claimed = await this.claim(Math.min(free, this.perAccount));
         claimedCount = claimed.length;
-        for (const job of claimed) this.track(this.execute(job));
+        this.dispatch(claimed);
       }
     } catch (err) {
       this.log.error({ err }, "job poll failed");
     } finally {
       this.polling = false;
     }
-    const full = this.inFlight.size >= this.concurrency;
+    const full = this.runningJobs >= this.concurrency;
     const again = this.pollAgain || (claimedCount > 0 && !full);
     this.pollAgain = false;
     // With free slots and work found, look again at once; when full, a finishing job wakes us.
     if (!full) this.schedule(again ? 0 : this.pollIntervalMs);
   }
 
-  private track(p: Promise<void>): void {
+  /** Runs claimed jobs: those of a batch type together (one batch per type), the others one by one. */
+  private dispatch(claimed: JobRow[]): void {
+    const batches = new Map<string, JobRow[]>();
+    for (const job of claimed) {
+      if (claimed.length > 1 && this.handlers.get(job.type)?.batch) {
+        batches.set(job.type, [...(batches.get(job.type) ?? []), job]);
+      } else this.track(this.execute(job), 1);
+    }
+    for (const jobs of batches.values()) {
+      if (jobs.length === 1) this.track(this.execute(jobs[0] as JobRow), 1);
+      else this.track(this.executeBatch(jobs), jobs.length);
+    }
+  }
+
+  private track(p: Promise<void>, jobs: number): void {
     this.inFlight.add(p);
+    this.runningJobs += jobs;
     void p.finally(() => {
       this.inFlight.delete(p);
+      this.runningJobs -= jobs;
       if (this.running) this.schedule(0);
     });
   }
@@ -525,8 +587,7 @@ export class JobWorker {
     else this.runningByAccount.set(key, n);
   }
 
-  private async execute(job: JobRow): Promise<void> {
-    const handler = this.handlers.get(job.type);
+  private contextOf(job: JobRow): { ctx: JobContext; isFinished: () => boolean } {
     const log = this.log.child({ jobId: job.id, jobType: job.type, attempt: job.attempts });
     let finished = false;
     const ctx: JobContext = {
@@ -545,6 +606,12 @@ export class JobWorker {
         finished = true;
       },
     };
+    return { ctx, isFinished: () => finished };
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const handler = this.handlers.get(job.type);
+    const { ctx, isFinished } = this.contextOf(job);
     let outcome: JobResult | undefined;
     let failure: string | null = null;
     try {
@@ -553,9 +620,67 @@ export class JobWorker {
       outcome = parsed.ok ? await handler.run(parsed.payload, ctx) : { dead: true, error: parsed.error };
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
-      log.warn({ err }, "job failed");
+      ctx.log.warn({ err }, "job failed");
     }
     this.release(job);
+    await this.record(job, ctx.log, isFinished(), outcome, failure);
+  }
+
+  /** Jobs of one batch type claimed together: one call of its batch handler, then each job's outcome. */
+  private async executeBatch(jobs: JobRow[]): Promise<void> {
+    const handler = this.handlers.get(jobs[0]?.type ?? "");
+    const runs = jobs.map((job) => ({ job, ...this.contextOf(job) }));
+    const valid: Array<{ payload: unknown; ctx: JobContext; at: number }> = [];
+    const results: Array<{ outcome: JobResult | undefined; failure: string | null }> = runs.map(
+      ({ job, ctx }, at) => {
+        try {
+          const parsed = handler?.parse(JSON.parse(job.payload));
+          if (!parsed) return { outcome: undefined, failure: `no handler for job type ${job.type}` };
+          if (!parsed.ok) return { outcome: { dead: true, error: parsed.error }, failure: null };
+          valid.push({ payload: parsed.payload, ctx, at });
+          return { outcome: undefined, failure: null };
+        } catch (err) {
+          return { outcome: undefined, failure: err instanceof Error ? err.message : String(err) };
+        }
+      },
+    );
+    if (valid.length > 0 && handler?.batch) {
+      let settled: Array<PromiseSettledResult<JobResult | undefined>>;
+      try {
+        settled = await handler.batch(valid.map(({ payload, ctx }) => ({ payload, ctx })));
+      } catch (err) {
+        settled = valid.map(() => ({ status: "rejected", reason: err }));
+      }
+      valid.forEach(({ at, ctx }, i) => {
+        const s = settled[i];
+        if (s?.status === "fulfilled") results[at] = { outcome: s.value, failure: null };
+        else {
+          const reason = s ? s.reason : new Error("the batch handler gave no outcome for this job");
+          ctx.log.warn({ err: reason }, "job failed");
+          results[at] = {
+            outcome: undefined,
+            failure: reason instanceof Error ? reason.message : String(reason),
+          };
+        }
+      });
+    }
+    for (const { job } of runs) this.release(job);
+    await Promise.all(
+      runs.map(({ job, ctx, isFinished }, i) => {
+        const r = results[i] as { outcome: JobResult | undefined; failure: string | null };
+        return this.record(job, ctx.log, isFinished(), r.outcome, r.failure);
+      }),
+    );
+  }
+
+  /** Writes a job's outcome: deleted when done, queued again for a retry, or dead. */
+  private async record(
+    job: JobRow,
+    log: FastifyBaseLogger,
+    finished: boolean,
+    outcome: JobResult | undefined,
+    failure: string | null,
+  ): Promise<void> {
     if (finished && failure === null && outcome === undefined) return;
     const now = Date.now();
     const cleared = { lease_until: null, locked_by: null, updated_at: now };

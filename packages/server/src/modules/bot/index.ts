@@ -6,7 +6,7 @@ import { newId } from "../../platform/ids.ts";
 import { requireAccountByEmail } from "../accounts/service.ts";
 import { insertCampaign } from "../campaigns/repo.ts";
 import { followUpHandler, followUpJob, scheduleAfterHumanReply } from "./follow-ups.ts";
-import { type BotOptions, botReplyHandler, botReplyJob } from "./reply-job.ts";
+import { type BotOptions, botReplyBatchHandler, botReplyHandler, botReplyJob } from "./reply-job.ts";
 import { deleteBotRecordsOfConversations } from "./repo.ts";
 import { botRoutes } from "./routes.ts";
 import { createCampaign, DEFAULT_FALLBACK_MESSAGE, normaliseKnowledge } from "./service.ts";
@@ -102,7 +102,7 @@ export function createBotModule(options: BotOptions = {}): Module {
       await deleteBotRecordsOfConversations(trx, accountId, conversationIds);
     },
     jobs(worker, ctx) {
-      worker.register(botReplyJob, botReplyHandler(ctx, options));
+      worker.registerBatch(botReplyJob, botReplyHandler(ctx, options), botReplyBatchHandler(ctx, options));
       worker.register(summaryJob, summaryHandler(ctx));
       worker.register(followUpJob, followUpHandler(ctx));
     },

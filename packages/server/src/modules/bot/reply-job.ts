@@ -5,11 +5,25 @@
 // done. The reply, its credit debit, the conversation's campaign and any human alert are one transaction.
 // The fallback goes out once per unanswered run: while the last one still waits for an answer (a
 // person's or the bot's), further unanswerable messages only keep the human alert up.
+
+import type { Transaction } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { isUniqueViolation } from "../../platform/db/index.ts";
-import type { AccountRow, CampaignRow, ConversationRow, MessageRow } from "../../platform/db/schema.ts";
+import type {
+  AccountRow,
+  CampaignRow,
+  ConversationRow,
+  Database,
+  MessageRow,
+} from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
-import { enqueueJobs, type JobContext, type JobHandler } from "../../platform/jobs.ts";
+import {
+  type BatchJobHandler,
+  enqueueJobs,
+  finishJobsIn,
+  type JobContext,
+  type JobHandler,
+} from "../../platform/jobs.ts";
 import { iso, oneLine } from "../../platform/text.ts";
 import {
   type BusinessHours,
@@ -24,12 +38,16 @@ import { render } from "../contacts/placeholders.ts";
 import { findContactById } from "../contacts/repo.ts";
 import * as conversations from "../conversations/repo.ts";
 import { debit } from "../credits/ledger.ts";
-import { createOutboundMessage } from "../delivery/outbound.ts";
+import {
+  createOutboundMessage,
+  createOutboundMessages,
+  type OutboundMessageInput,
+} from "../delivery/outbound.ts";
 import { findMessageByExternalId } from "../messaging/repo.ts";
 import { type Suggestion, suggestionsOf } from "../messaging/suggestions.ts";
 import { notify } from "../notifications/service.ts";
 import { choicesMessage, readPick, suggestionsFrom } from "./choices.ts";
-import { knowledgeOf } from "./engine-cache.ts";
+import { type CachedEngine, knowledgeOf } from "./engine-cache.ts";
 import {
   DEFAULT_LLM_TIMEOUT_MS,
   type FunctionRun,
@@ -126,6 +144,25 @@ export function botReplyHandler(
   };
 }
 
+/** The worker's batch handler: replies claimed together (see runBotReplies). */
+export function botReplyBatchHandler(
+  ctx: AppContext,
+  options: BotOptions = {},
+): BatchJobHandler<{ messageId: string }> {
+  return async (jobs) => {
+    const settled = await runBotReplies(
+      ctx,
+      jobs.map(({ payload, ctx: job }) => ({ messageId: payload.messageId, job })),
+      options,
+    );
+    return settled.map((s, i) => {
+      if (s.status === "rejected") return s;
+      jobs[i]?.ctx.log.debug({ messageId: jobs[i]?.payload.messageId, outcome: s.value }, "bot.reply done");
+      return { status: "fulfilled", value: undefined };
+    });
+  };
+}
+
 const ALERT_WHY: Record<AlertReason, string> = {
   no_answer: "The bot had no answer to the customer's question.",
   llm_error: "The bot's language model failed to answer.",
@@ -176,50 +213,97 @@ async function raiseAlert(
   return true;
 }
 
+/** What one reply reads through: direct look-ups for one job, remembered ones for a batch. */
+interface ReplyLookups {
+  account(accountId: string): Promise<AccountRow | undefined>;
+  conversation(
+    accountId: string,
+    conversationId: string,
+  ): Promise<conversations.ConversationWithSwitches | undefined>;
+  routing(accountId: string): Promise<campaignRepo.RoutingCandidate[]>;
+  campaign(accountId: string, campaignId: string): Promise<CampaignRow | undefined>;
+  hours(accountId: string): Promise<BusinessHours | null>;
+  knowledge(campaign: CampaignRow): Promise<CachedEngine>;
+}
+
+function directLookups(ctx: AppContext): ReplyLookups {
+  const db = ctx.db.kysely;
+  return {
+    account: (id) => findAccountById(db, id),
+    conversation: (accountId, id) => conversations.findConversationWithSwitches(db, accountId, id),
+    routing: (accountId) => campaignRepo.routingCandidates(db, accountId),
+    campaign: (accountId, id) => campaignRepo.findCampaign(db, accountId, id),
+    hours: (accountId) => loadBusinessHours(db, accountId),
+    knowledge: (campaign) => knowledgeOf(ctx, campaign),
+  };
+}
+
+/** A reply decided and generated, ready to be written. */
+interface ReplyPlan {
+  inbound: MessageRow;
+  account: AccountRow;
+  conversation: ConversationRow;
+  campaign: CampaignRow;
+  engine: "builtin" | "llm";
+  cost: number;
+  generated: Generated;
+  body: string;
+}
+
 export async function runBotReply(
   ctx: AppContext,
   messageId: string,
   options: BotOptions & { accountId?: string | null; log?: AppContext["log"] } = {},
 ): Promise<BotOutcome> {
-  const { db, config } = ctx;
-  const log = options.log ?? ctx.log;
   // Few statements: the message with its past (twin reply, outgoing campaign, pending choices) in one
   // read, then the account and the conversation with its switches side by side.
-  const input = await repo.readReplyInput(db.kysely, messageId);
+  const input = await repo.readReplyInput(ctx.db.kysely, messageId);
+  const prepared = await prepareReply(ctx, input, options, directLookups(ctx));
+  return "done" in prepared ? prepared.done : writeReply(ctx, prepared.plan);
+}
+
+/**
+ * Everything before the reply's write: the checks (each a skip), routing, credits, business hours (the
+ * away message and the out-of-credits alert are written here, they are rare) and the answer itself.
+ */
+async function prepareReply(
+  ctx: AppContext,
+  input: repo.ReplyInput | undefined,
+  options: BotOptions & { accountId?: string | null; log?: AppContext["log"] },
+  lookups: ReplyLookups,
+): Promise<{ done: BotOutcome } | { plan: ReplyPlan }> {
+  const { db, config } = ctx;
+  const log = options.log ?? ctx.log;
+  const skip = (reason: SkipReason) => ({ done: { action: "skipped" as const, reason } });
   if (!input || (options.accountId && input.message.account_id !== options.accountId)) {
-    return { action: "skipped", reason: "message_not_found" };
+    return skip("message_not_found");
   }
   const inbound = input.message;
   // Reactions and outbound messages never reach the bot, whoever queued the job.
-  if (inbound.direction !== "inbound" || inbound.type !== "text") {
-    return { action: "skipped", reason: "not_inbound_text" };
-  }
+  if (inbound.direction !== "inbound" || inbound.type !== "text") return skip("not_inbound_text");
   const accountId = inbound.account_id;
-  const externalId = `bot:${inbound.id}`;
-  if (input.replied) return { action: "skipped", reason: "already_replied" };
+  if (input.replied) return skip("already_replied");
   const [account, found] = await Promise.all([
-    findAccountById(db.kysely, accountId),
-    conversations.findConversationWithSwitches(db.kysely, accountId, inbound.conversation_id),
+    lookups.account(accountId),
+    lookups.conversation(accountId, inbound.conversation_id),
   ]);
-  if (!account || !found) return { action: "skipped", reason: "message_not_found" };
+  if (!account || !found) return skip("message_not_found");
   const { conversation, switches } = found;
   const blocked = switchesBlock(switches);
-  if (blocked) return { action: "skipped", reason: blocked };
+  if (blocked) return skip(blocked);
 
   const route = chooseCampaign(
-    await campaignRepo.routingCandidates(db.kysely, accountId),
+    await lookups.routing(accountId),
     { campaignId: inbound.campaign_id, body: inbound.body },
     input.outgoingCampaignId,
   );
-  const campaign = route
-    ? await campaignRepo.findCampaign(db.kysely, accountId, route.campaignId)
-    : undefined;
-  if (!campaign) return { action: "skipped", reason: "no_campaign" };
+  const campaign = route ? await lookups.campaign(accountId, route.campaignId) : undefined;
+  if (!campaign) return skip("no_campaign");
   if (campaign.status !== "live") {
     await db.write((trx) =>
       conversations.setConversationCampaign(trx, accountId, conversation.id, campaign.id),
     );
-    return { action: "skipped", reason: "campaign_not_live" };
+    return skip("campaign_not_live");
   }
 
   const target = resolveLlmTarget(account, config, campaign.model);
@@ -235,13 +319,13 @@ export async function runBotReply(
     // Checked before generating so an empty balance never pays for an LLM call; the debit below is
     // the authoritative check.
     await alertOutOfCredits(ctx, account, conversation, campaign.id, inbound);
-    return { action: "alerted", reason: "out_of_credits", campaignId: campaign.id };
+    return { done: { action: "alerted", reason: "out_of_credits", campaignId: campaign.id } };
   }
 
   if (campaign.outside_hours === "away") {
-    const hours = await loadBusinessHours(db.kysely, accountId);
+    const hours = await lookups.hours(accountId);
     if (!isOpen(hours, Date.now())) {
-      return sendAwayMessage(ctx, { account, conversation, campaign, inbound, hours, cost });
+      return { done: await sendAwayMessage(ctx, { account, conversation, campaign, inbound, hours, cost }) };
     }
   }
 
@@ -254,9 +338,18 @@ export async function runBotReply(
     target,
     options,
     log,
+    knowledge: lookups.knowledge,
   });
   const body = generated.body.slice(0, MAX_REPLY_CHARS);
+  return { plan: { inbound, account, conversation, campaign, engine, cost, generated, body } };
+}
 
+/** The reply of one plan in its own transaction, with every rule (fallback once, alerts, hand-over). */
+async function writeReply(ctx: AppContext, plan: ReplyPlan): Promise<BotOutcome> {
+  const { db } = ctx;
+  const { inbound, account, conversation, campaign, engine, cost, generated } = plan;
+  const accountId = account.id;
+  const externalId = `bot:${inbound.id}`;
   const now = Date.now();
   let result: BotOutcome;
   try {
@@ -285,52 +378,10 @@ export async function runBotReply(
         await raiseAlert(trx, account, conversation, generated.alert, inbound.id, now);
         return { action: "skipped", reason: "fallback_already_sent" };
       }
-      const reply = await createOutboundMessage(trx, accountId, {
-        sender: "bot",
-        channel: inbound.channel,
-        toId: inbound.from_id,
-        campaignId: campaign.id,
-        externalId,
-        conversationId: conversation.id,
-        contactId: inbound.contact_id,
-        body,
-        botOutcome: generated.outcome,
-        suggestions: generated.suggestions ?? null,
-        at: now,
-      });
-      if (generated.usage) {
-        await repo.insertBotReply(trx, {
-          message_id: reply.id,
-          account_id: accountId,
-          conversation_id: conversation.id,
-          input_tokens: generated.usage.inputTokens,
-          output_tokens: generated.usage.outputTokens,
-          function_calls: generated.functionCalls,
-          created_at: now,
-        });
-      }
-      if (cost > 0) {
-        const debited = await debit(trx, accountId, {
-          amount: cost,
-          kind: "bot_reply",
-          messageId: reply.id,
-          description: `AI bot reply (campaign ${campaign.name})`,
-        });
-        if (!debited) throw new OutOfCredits();
-      }
+      const [reply] = await createOutboundMessages(trx, accountId, [replyMessage(plan, now)]);
+      const replyId = (reply as MessageRow).id;
+      await recordReply(trx, plan, replyId, now);
       await setCampaign();
-      // An answer starts the follow-up clock; a fallback or hand-over leaves the customer waiting for a
-      // person (alert up), who starts it with their reply.
-      if (generated.outcome === "answer") {
-        await scheduleFollowUp(trx, accountId, {
-          conversationId: conversation.id,
-          campaignId: campaign.id,
-          step: 1,
-          afterMessageId: reply.id,
-          at: now,
-          steps: parseFollowUps(campaign.follow_ups),
-        });
-      }
       if (generated.outcome === "handover")
         await conversations.pauseBot(trx, accountId, conversation.id, now);
       if (generated.alert) {
@@ -342,7 +393,7 @@ export async function runBotReply(
       }
       return {
         action: "replied",
-        replyId: reply.id,
+        replyId,
         campaignId: campaign.id,
         engine,
         alert: generated.alert,
@@ -359,6 +410,245 @@ export async function runBotReply(
     throw err;
   }
   return result;
+}
+
+function replyMessage(plan: ReplyPlan, at: number): OutboundMessageInput {
+  const { inbound, campaign, conversation, generated, body } = plan;
+  return {
+    sender: "bot",
+    channel: inbound.channel,
+    toId: inbound.from_id,
+    campaignId: campaign.id,
+    externalId: `bot:${inbound.id}`,
+    conversationId: conversation.id,
+    contactId: inbound.contact_id,
+    body,
+    botOutcome: generated.outcome,
+    suggestions: generated.suggestions ?? null,
+    at,
+  };
+}
+
+/** What a written reply brings with it: its LLM usage, its debit, the follow-up clock. */
+async function recordReply(trx: Transaction<Database>, plan: ReplyPlan, replyId: string, now: number) {
+  const { account, conversation, campaign, cost, generated } = plan;
+  const accountId = account.id;
+  if (generated.usage) {
+    await repo.insertBotReply(trx, {
+      message_id: replyId,
+      account_id: accountId,
+      conversation_id: conversation.id,
+      input_tokens: generated.usage.inputTokens,
+      output_tokens: generated.usage.outputTokens,
+      function_calls: generated.functionCalls,
+      created_at: now,
+    });
+  }
+  if (cost > 0) {
+    const debited = await debit(trx, accountId, {
+      amount: cost,
+      kind: "bot_reply",
+      messageId: replyId,
+      description: `AI bot reply (campaign ${campaign.name})`,
+    });
+    if (!debited) throw new OutOfCredits();
+  }
+  // An answer starts the follow-up clock; a fallback or hand-over leaves the customer waiting for a
+  // person (alert up), who starts it with their reply.
+  if (generated.outcome === "answer") {
+    await scheduleFollowUp(trx, accountId, {
+      conversationId: conversation.id,
+      campaignId: campaign.id,
+      step: 1,
+      afterMessageId: replyId,
+      at: now,
+      steps: parseFollowUps(campaign.follow_ups),
+    });
+  }
+}
+
+/**
+ * Replies due together (the worker's claim): their inputs in one read, the account, routing, campaign
+ * and knowledge read once per batch, and the plain replies (an answer or a "Did you mean", no alert)
+ * written in one transaction that also ends their jobs. Replies with more to them (a fallback, a
+ * hand-over, an alert) go through writeReply one by one, as does every reply of a batch whose write
+ * failed (a twin run's reply, credits that ran out): the batch rolled back whole, so each is decided
+ * again alone.
+ */
+export async function runBotReplies(
+  ctx: AppContext,
+  jobs: Array<{ messageId: string; job: JobContext }>,
+  options: BotOptions = {},
+): Promise<Array<PromiseSettledResult<BotOutcome>>> {
+  const db = ctx.db.kysely;
+  const inputs = await repo.readReplyInputs(
+    db,
+    jobs.map((j) => j.messageId),
+  );
+  const conversationsOf = new Map<string, string[]>();
+  for (const { message } of inputs.values()) {
+    conversationsOf.set(message.account_id, [
+      ...(conversationsOf.get(message.account_id) ?? []),
+      message.conversation_id,
+    ]);
+  }
+  const preloaded = new Map<string, Promise<Map<string, conversations.ConversationWithSwitches>>>();
+  for (const [accountId, ids] of conversationsOf) {
+    preloaded.set(accountId, conversations.findConversationsWithSwitches(db, accountId, [...new Set(ids)]));
+  }
+  const direct = directLookups(ctx);
+  const lookups: ReplyLookups = {
+    account: remembered(direct.account),
+    // Every conversation of the batch was read above; a missing one is not found.
+    conversation: async (accountId, id) => (await preloaded.get(accountId))?.get(id),
+    routing: remembered(direct.routing),
+    campaign: remembered(direct.campaign),
+    hours: remembered(direct.hours),
+    knowledge: rememberedBy((c: CampaignRow) => c.id, direct.knowledge),
+  };
+  const prepared = await Promise.allSettled(
+    jobs.map(({ messageId, job }) =>
+      prepareReply(
+        ctx,
+        inputs.get(messageId),
+        { ...options, accountId: job.accountId, log: job.log },
+        lookups,
+      ),
+    ),
+  );
+  const results: Array<PromiseSettledResult<BotOutcome> | undefined> = prepared.map((p) =>
+    p.status === "rejected"
+      ? p
+      : "done" in p.value
+        ? { status: "fulfilled", value: p.value.done }
+        : undefined,
+  );
+  const plain: number[] = [];
+  const alone: number[] = [];
+  prepared.forEach((p, i) => {
+    if (p.status !== "fulfilled" || !("plan" in p.value)) return;
+    const { generated } = p.value.plan;
+    if (generated.alert === null && (generated.outcome === "answer" || generated.outcome === "choices"))
+      plain.push(i);
+    else alone.push(i);
+  });
+  const planOf = (i: number) => (prepared[i] as PromiseFulfilledResult<{ plan: ReplyPlan }>).value.plan;
+  const one = async (i: number) => {
+    results[i] = await settle(writeReply(ctx, planOf(i)));
+  };
+  const written =
+    plain.length > 1
+      ? await settle(
+          writeReplies(
+            ctx,
+            plain.map((i) => ({ plan: planOf(i), job: (jobs[i] as { job: JobContext }).job })),
+          ),
+        )
+      : null;
+  if (written?.status === "fulfilled") {
+    plain.forEach((i, k) => {
+      results[i] = { status: "fulfilled", value: written.value[k] as BotOutcome };
+    });
+    for (const i of plain) (jobs[i] as { job: JobContext }).job.finished();
+    await Promise.all(alone.map(one));
+  } else {
+    if (written)
+      ctx.log.debug({ err: written.reason }, "bot replies written together failed; writing them one by one");
+    await Promise.all([...plain, ...alone].map(one));
+  }
+  return results.map((r) => r ?? { status: "rejected", reason: new Error("no outcome") });
+}
+
+/**
+ * The plain replies of a batch in one transaction: their switches read again (a person may have
+ * paused the bot meanwhile), the replies, their delivery jobs and conversation updates written
+ * together, and their jobs ended in the same commit.
+ */
+async function writeReplies(
+  ctx: AppContext,
+  items: Array<{ plan: ReplyPlan; job: JobContext }>,
+): Promise<BotOutcome[]> {
+  const now = Date.now();
+  const byAccount = new Map<string, number[]>();
+  items.forEach(({ plan }, i) => {
+    byAccount.set(plan.account.id, [...(byAccount.get(plan.account.id) ?? []), i]);
+  });
+  return ctx.db.write(async (trx) => {
+    const outcomes: BotOutcome[] = [];
+    for (const [accountId, indexes] of byAccount) {
+      const late = await conversations.findConversationsWithSwitches(trx, accountId, [
+        ...new Set(indexes.map((i) => (items[i] as { plan: ReplyPlan }).plan.conversation.id)),
+      ]);
+      const open: number[] = [];
+      for (const i of indexes) {
+        const found = late.get((items[i] as { plan: ReplyPlan }).plan.conversation.id);
+        const blocked = found ? switchesBlock(found.switches) : "message_not_found";
+        if (blocked) outcomes[i] = { action: "skipped", reason: blocked };
+        else open.push(i);
+      }
+      const plans = open.map((i) => (items[i] as { plan: ReplyPlan }).plan);
+      const replies = await createOutboundMessages(
+        trx,
+        accountId,
+        plans.map((plan) => replyMessage(plan, now)),
+      );
+      const campaignSet = new Set<string>();
+      for (const [k, plan] of plans.entries()) {
+        const replyId = (replies[k] as MessageRow).id;
+        await recordReply(trx, plan, replyId, now);
+        const conversationId = plan.conversation.id;
+        if (
+          late.get(conversationId)?.conversation.campaign_id !== plan.campaign.id &&
+          !campaignSet.has(conversationId)
+        ) {
+          campaignSet.add(conversationId);
+          await conversations.setConversationCampaign(trx, accountId, conversationId, plan.campaign.id);
+        }
+        outcomes[open[k] as number] = {
+          action: "replied",
+          replyId,
+          campaignId: plan.campaign.id,
+          engine: plan.engine,
+          alert: null,
+          debited: plan.cost / 100,
+        };
+      }
+    }
+    await finishJobsIn(
+      trx,
+      items.map(({ job }) => job),
+    );
+    return outcomes;
+  });
+}
+
+async function settle<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
+  try {
+    return { status: "fulfilled", value: await p };
+  } catch (reason) {
+    return { status: "rejected", reason };
+  }
+}
+
+/** A look-up read once per batch per key. */
+function remembered<A extends string[], R>(fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return rememberedBy((...args: A) => args.join("\u0000"), fn);
+}
+
+function rememberedBy<A extends unknown[], R>(
+  key: (...args: A) => string,
+  fn: (...args: A) => Promise<R>,
+): (...args: A) => Promise<R> {
+  const seen = new Map<string, Promise<R>>();
+  return (...args: A) => {
+    const k = key(...args);
+    let p = seen.get(k);
+    if (!p) {
+      p = fn(...args);
+      seen.set(k, p);
+    }
+    return p;
+  };
 }
 
 /**
@@ -475,6 +765,8 @@ async function generate(
     target: ReturnType<typeof resolveLlmTarget>;
     options: BotOptions;
     log: AppContext["log"];
+    /** The campaign's engine (a batch reads it once per campaign). */
+    knowledge: (campaign: CampaignRow) => Promise<CachedEngine>;
   },
 ): Promise<Generated> {
   const { inbound, campaign, target, log } = input;
@@ -485,7 +777,7 @@ async function generate(
     outcome: "handover" as const,
   };
   if (asksForPerson(inbound.body)) return { ...handover, ...NO_USAGE };
-  const { entries, engine } = await knowledgeOf(ctx, campaign);
+  const { entries, engine } = await input.knowledge(campaign);
   if (input.engine === "builtin") {
     // The customer answering the bot's "Did you mean": the picked entry's answer (if the knowledge
     // still holds that entry under that name). Anything else is a new question.

@@ -36,7 +36,14 @@ export interface ReplyInput {
  * outgoing_sends_contact_idx, the contact's messages by id).
  */
 export async function readReplyInput(db: Q, messageId: string): Promise<ReplyInput | undefined> {
-  const row = await db
+  return (await readReplyInputs(db, [messageId])).get(messageId);
+}
+
+/** readReplyInput for several messages (replies due together) in one statement, by message id. */
+export async function readReplyInputs(db: Q, messageIds: string[]): Promise<Map<string, ReplyInput>> {
+  const inputs = new Map<string, ReplyInput>();
+  if (messageIds.length === 0) return inputs;
+  const rows = await db
     .selectFrom("messages as m")
     .selectAll("m")
     .select((eb) => [
@@ -70,16 +77,20 @@ export async function readReplyInput(db: Q, messageId: string): Promise<ReplyInp
         .limit(1)
         .as("pending_suggestions"),
     ])
-    .where("m.id", "=", messageId)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const { reply_exists, outgoing_campaign_id, pending_suggestions, ...message } = row;
-  return {
-    message,
-    replied: Boolean(Number(reply_exists)),
-    outgoingCampaignId: outgoing_campaign_id ?? null,
-    pendingSuggestions: pending_suggestions ?? null,
-  };
+    .where((eb) =>
+      messageIds.length === 1 ? eb("m.id", "=", messageIds[0] as string) : eb("m.id", "in", messageIds),
+    )
+    .execute();
+  for (const row of rows) {
+    const { reply_exists, outgoing_campaign_id, pending_suggestions, ...message } = row;
+    inputs.set(message.id, {
+      message,
+      replied: Boolean(Number(reply_exists)),
+      outgoingCampaignId: outgoing_campaign_id ?? null,
+      pendingSuggestions: pending_suggestions ?? null,
+    });
+  }
+  return inputs;
 }
 
 /**

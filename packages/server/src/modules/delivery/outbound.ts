@@ -5,8 +5,8 @@ import type { Kysely, Transaction } from "kysely";
 import type { Database, MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import { enqueueJobs } from "../../platform/jobs.ts";
-import { touchConversation } from "../conversations/repo.ts";
-import { insertMessage } from "../messaging/repo.ts";
+import { touchConversations } from "../conversations/repo.ts";
+import { insertMessages } from "../messaging/repo.ts";
 import type { Suggestion } from "../messaging/suggestions.ts";
 import { deliveryJob, eventDeliveryJob } from "./jobs.ts";
 import { insertEvent } from "./repo.ts";
@@ -49,8 +49,34 @@ export async function createOutboundMessage(
   accountId: string,
   input: OutboundMessageInput,
 ): Promise<MessageRow> {
-  const now = input.at ?? Date.now();
-  const row: MessageRow = {
+  return (await createOutboundMessages(db, accountId, [input]))[0] as MessageRow;
+}
+
+/**
+ * createOutboundMessage for several messages of one account (bot replies due together): one insert,
+ * one conversation update per distinct time, one job insert.
+ */
+export async function createOutboundMessages(
+  db: Q,
+  accountId: string,
+  inputs: OutboundMessageInput[],
+): Promise<MessageRow[]> {
+  const fallbackNow = Date.now();
+  const rows = inputs.map((input) => outboundRow(accountId, input, input.at ?? fallbackNow));
+  await insertMessages(db, rows);
+  const touched = new Map<number, Set<string>>();
+  for (const row of rows)
+    touched.set(row.created_at, (touched.get(row.created_at) ?? new Set()).add(row.conversation_id));
+  for (const [at, ids] of touched) await touchConversations(db, accountId, [...ids], at);
+  await enqueueJobs(
+    db,
+    rows.map((row) => deliveryJob.create({ messageId: row.id }, { accountId })),
+  );
+  return rows;
+}
+
+function outboundRow(accountId: string, input: OutboundMessageInput, now: number): MessageRow {
+  return {
     id: newId("message"),
     account_id: accountId,
     conversation_id: input.conversationId,
@@ -83,10 +109,6 @@ export async function createOutboundMessage(
     created_at: now,
     updated_at: now,
   };
-  await insertMessage(db, row);
-  await touchConversation(db, accountId, input.conversationId, now);
-  await enqueueJobs(db, [deliveryJob.create({ messageId: row.id }, { accountId })]);
-  return row;
 }
 
 /**

@@ -8,7 +8,13 @@ type Q = Kysely<Database> | Transaction<Database>;
 export type NewMessage = Insertable<MessagesTable>;
 
 export async function insertMessage(db: Q, row: NewMessage): Promise<void> {
-  await db.insertInto("messages").values(row).execute();
+  await insertMessages(db, [row]);
+}
+
+/** Several messages in one statement (replies written together). */
+export async function insertMessages(db: Q, rows: NewMessage[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto("messages").values(rows).execute();
 }
 
 export async function findMessageById(
