@@ -6,14 +6,12 @@
 import type { Transaction } from "kysely";
 import type { AppContext } from "../../context.ts";
 import { takesBatchedPath } from "../../platform/db/index.ts";
-import type { Database } from "../../platform/db/schema.ts";
+import type { Database, MessageRow } from "../../platform/db/schema.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { conversationChanged } from "../../platform/live.ts";
-import { findAccountById, findOwnerUserId } from "../accounts/repo.ts";
-import { findContactById } from "../contacts/repo.ts";
-import { channelIdOfConversation } from "../conversations/repo.ts";
+import { findAccountById } from "../accounts/repo.ts";
 import { storedMediaLink } from "../messaging/media/link.ts";
-import { findMessageById, setDeliveryOutcome } from "../messaging/repo.ts";
+import { setDeliveryOutcome } from "../messaging/repo.ts";
 import { errorJson } from "../messaging/view.ts";
 import { NOT_CONFIGURED, postSigned } from "./attempt.ts";
 import { deliverThroughChannel } from "./deliver-channel.ts";
@@ -37,38 +35,43 @@ interface Target {
   webhookId: string;
   body: string;
   notConfigured: string;
+  /** Attempts made before this one, when the target's read counted them. */
+  previous?: number;
   record(trx: Transaction<Database>, outcome: Outcome): Promise<void>;
 }
 
 /** A message of a built-in channel's conversation: delivered by the channel's adapter. */
-type ViaChannel = { viaChannel: string; message: NonNullable<Awaited<ReturnType<typeof findMessageById>>> };
+type ViaChannel = { viaChannel: string; message: MessageRow };
 
 async function messageTarget(
   ctx: AppContext,
   accountId: string,
   messageId: string,
 ): Promise<Target | ViaChannel | null> {
-  const db = ctx.db.kysely;
-  const m = await findMessageById(db, accountId, messageId);
+  // One read: the message, its account's webhook, the owner, the contact's id, the attempts so far.
+  const m = await repo.findMessageForDelivery(ctx.db.kysely, accountId, messageId);
   // Sent (or further: a provider's delivered and read) is done.
   if (m?.direction !== "outbound" || ["sent", "delivered", "read"].includes(m.status)) return null;
-  const channelId = await channelIdOfConversation(db, accountId, m.conversation_id);
-  if (channelId !== "") return { viaChannel: channelId, message: m };
-  const [account, owner] = await Promise.all([
-    findAccountById(db, accountId),
-    findOwnerUserId(db, accountId),
-  ]);
-  if (!account) return null;
-  // Outbound messages carry the contact's fromId in to_id; older rows fall back to the contact.
-  const contactExternalId =
-    m.to_id ?? (await findContactById(db, accountId, m.contact_id))?.external_id ?? null;
+  const {
+    webhook_url,
+    webhook_secret,
+    owner_user_id,
+    contact_external_id,
+    previous,
+    channel_id,
+    ...message
+  } = m;
+  if (channel_id) return { viaChannel: channel_id, message };
   return {
     ref: { message_id: m.id, event_id: null },
-    url: account.webhook_url,
-    secret: account.webhook_secret,
+    url: webhook_url,
+    secret: webhook_secret,
     webhookId: m.id,
-    body: JSON.stringify(messageEvent(m, owner ?? null, contactExternalId, storedMediaLink(ctx.config, m))),
+    body: JSON.stringify(
+      messageEvent(message, owner_user_id, contact_external_id, storedMediaLink(ctx.config, m)),
+    ),
     notConfigured: MESSAGE_NOT_CONFIGURED,
+    previous,
     record: async (trx, outcome) => {
       await setDeliveryOutcome(trx, accountId, m.id, outcome);
       // The inbox shows Sent / Failed as it happens.
@@ -132,7 +135,7 @@ export async function deliver(ctx: AppContext, what: DeliverWhat, job: JobContex
     return undefined;
   }
 
-  const previous = await repo.countAttempts(ctx.db.kysely, accountId, target.ref);
+  const previous = target.previous ?? (await repo.countAttempts(ctx.db.kysely, accountId, target.ref));
   const result = await postSigned(ctx, target.url, target.secret, target.webhookId, target.body);
   const at = Date.now();
   const retryAt = result.ok ? null : nextAttemptAt(ctx, job, result);

@@ -2,7 +2,7 @@
 // function. Messages' delivery status belongs to the messaging module (messaging/repo.ts).
 import { type Kysely, sql, type Transaction } from "kysely";
 import { param, prepared } from "../../platform/db/prepared.ts";
-import type { Database, DeliveryAttemptRow, EventRow } from "../../platform/db/schema.ts";
+import type { Database, DeliveryAttemptRow, EventRow, MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -77,6 +77,71 @@ export async function insertAttempt(db: Q, accountId: string, attempt: NewAttemp
   const id = newId("attempt");
   await attemptInsert.all(db, { id, account_id: accountId, ...attempt });
   return id;
+}
+
+/** An outbound message with everything one webhook attempt needs, read by one statement. */
+export type MessageForDelivery = MessageRow & {
+  webhook_url: string | null;
+  webhook_secret: string;
+  owner_user_id: string | null;
+  contact_external_id: string | null;
+  previous: number;
+  /** The conversation's channel: '' (custom: the webhook) or a built-in channel's id (its adapter). */
+  channel_id: string | null;
+};
+
+const messageForDelivery = prepared<{ accountId: string; messageId: string }, MessageForDelivery>(
+  (db) =>
+    db
+      .selectFrom("messages as m")
+      .innerJoin("accounts as a", "a.id", "m.account_id")
+      .selectAll("m")
+      .select((eb) => [
+        "a.webhook_url",
+        "a.webhook_secret",
+        eb
+          .selectFrom("users as u")
+          .select("u.id")
+          .whereRef("u.account_id", "=", "m.account_id")
+          .where("u.role", "=", "owner")
+          .orderBy("u.id")
+          .limit(1)
+          .as("owner_user_id"),
+        // Outbound messages carry the contact's fromId in to_id; older rows fall back to the contact.
+        eb.fn
+          .coalesce(
+            "m.to_id",
+            eb
+              .selectFrom("contacts as c")
+              .select("c.external_id")
+              .whereRef("c.account_id", "=", "m.account_id")
+              .whereRef("c.id", "=", "m.contact_id"),
+          )
+          .as("contact_external_id"),
+        eb
+          .selectFrom("delivery_attempts as d")
+          .select((d) => d.fn.countAll<number>().as("n"))
+          .whereRef("d.account_id", "=", "m.account_id")
+          .whereRef("d.message_id", "=", "m.id")
+          .as("previous"),
+        eb
+          .selectFrom("conversations as cv")
+          .select("cv.channel_id")
+          .whereRef("cv.account_id", "=", "m.account_id")
+          .whereRef("cv.id", "=", "m.conversation_id")
+          .as("channel_id"),
+      ])
+      .where("m.account_id", "=", param<string>("accountId"))
+      .where("m.id", "=", param<string>("messageId")) as never,
+);
+
+export async function findMessageForDelivery(
+  db: Q,
+  accountId: string,
+  messageId: string,
+): Promise<MessageForDelivery | undefined> {
+  const row = await messageForDelivery.first(db, { accountId, messageId });
+  return row && { ...row, previous: Number(row.previous ?? 0) };
 }
 
 const attemptsOfMessage = prepared<{ accountId: string; messageId: string }, { n: number }>((db) =>
