@@ -318,6 +318,8 @@ export class JobWorker {
   private readonly log: FastifyBaseLogger;
   private readonly concurrency: number;
   private readonly perAccount: number;
+  /** Free slots (the worker's, an account's) worth a claim while jobs are running. */
+  private readonly minClaim: number;
   private readonly runningByAccount = new Map<string, number>();
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
@@ -345,6 +347,7 @@ export class JobWorker {
     // 64 per account matches the outbound client's 64 connections per receiving origin.
     this.concurrency = options.concurrency ?? 128;
     this.perAccount = Math.min(options.perAccountConcurrency ?? 64, this.concurrency);
+    this.minClaim = Math.max(1, Math.floor(this.perAccount / 4));
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.leaseMs = options.leaseMs ?? 60_000;
     const runNamed = this.db.runNamed;
@@ -465,7 +468,9 @@ export class JobWorker {
     try {
       await this.recoverExpiredLeases(false);
       const free = this.concurrency - this.runningJobs;
-      if (free > 0) {
+      // With jobs running, wait until a handful of slots are free: a claim per finished job would claim
+      // one job at a time (no batches) and cost a write each.
+      if (free >= Math.min(this.minClaim, this.concurrency) || this.runningJobs === 0) {
         // At most one account's share per claim: more would mostly go straight back to the queue.
         const claimed = await this.claim(Math.min(free, this.perAccount));
         claimedCount = claimed.length;
@@ -528,7 +533,11 @@ export class JobWorker {
     if (types.length === 0 || limit <= 0) return [];
     const now = Date.now();
     const token = randomUUID();
-    const saturated = [...this.runningByAccount].filter(([, n]) => n >= this.perAccount).map(([id]) => id);
+    // An account takes part once a handful of its share is free (else the claim would mostly put its
+    // jobs straight back, one kept per claim).
+    const saturated = [...this.runningByAccount]
+      .filter(([, n]) => n > this.perAccount - Math.min(this.minClaim, this.perAccount))
+      .map(([id]) => id);
     const notSaturated =
       saturated.length > 0
         ? sql`and (account_id is null or account_id not in (${sql.join(saturated)}))`

@@ -39,7 +39,10 @@ export async function readReplyInput(db: Q, messageId: string): Promise<ReplyInp
   return (await readReplyInputs(db, [messageId])).get(messageId);
 }
 
-/** readReplyInput for several messages (replies due together) in one statement, by message id. */
+/**
+ * readReplyInput for several messages (replies due together) in one statement, by message id. The
+ * sub-queries' constants are literals: SQLite plans correlated sub-queries with bound limits slower.
+ */
 export async function readReplyInputs(db: Q, messageIds: string[]): Promise<Map<string, ReplyInput>> {
   const inputs = new Map<string, ReplyInput>();
   if (messageIds.length === 0) return inputs;
@@ -61,9 +64,9 @@ export async function readReplyInputs(db: Q, messageIds: string[]): Promise<Map<
         .select("o.campaign_id")
         .whereRef("o.account_id", "=", "m.account_id")
         .whereRef("o.contact_id", "=", "m.contact_id")
-        .where("o.outcome", "=", "sent")
+        .where("o.outcome", "=", sql.lit("sent"))
         .orderBy("o.created_at", "desc")
-        .limit(1)
+        .limit(sql.lit(1))
         .as("outgoing_campaign_id"),
       eb
         .selectFrom("messages as p")
@@ -72,9 +75,9 @@ export async function readReplyInputs(db: Q, messageIds: string[]): Promise<Map<
         .whereRef("p.contact_id", "=", "m.contact_id")
         .whereRef("p.conversation_id", "=", "m.conversation_id")
         .whereRef("p.id", "<", "m.id")
-        .where("p.type", "=", "text")
+        .where("p.type", "=", sql.lit("text"))
         .orderBy("p.id", "desc")
-        .limit(1)
+        .limit(sql.lit(1))
         .as("pending_suggestions"),
     ])
     .where((eb) =>

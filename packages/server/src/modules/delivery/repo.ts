@@ -90,22 +90,32 @@ export type MessageForDelivery = MessageRow & {
   channel_id: string | null;
 };
 
+// Scalar sub-queries, not a join: without statistics SQLite planned the join with accounts as a scan of
+// accounts and then of the account's messages.
 const messageForDelivery = prepared<{ accountId: string; messageId: string }, MessageForDelivery>(
   (db) =>
     db
       .selectFrom("messages as m")
-      .innerJoin("accounts as a", "a.id", "m.account_id")
       .selectAll("m")
       .select((eb) => [
-        "a.webhook_url",
-        "a.webhook_secret",
+        eb
+          .selectFrom("accounts as a")
+          .select("a.webhook_url")
+          .whereRef("a.id", "=", "m.account_id")
+          .as("webhook_url"),
+        eb
+          .selectFrom("accounts as a")
+          .select("a.webhook_secret")
+          .whereRef("a.id", "=", "m.account_id")
+          .as("webhook_secret"),
         eb
           .selectFrom("users as u")
           .select("u.id")
           .whereRef("u.account_id", "=", "m.account_id")
-          .where("u.role", "=", "owner")
+          // Literals, not bound values: with `role = ? … limit ?` SQLite ran this read ~15x slower.
+          .where("u.role", "=", sql.lit("owner"))
           .orderBy("u.id")
-          .limit(1)
+          .limit(sql.lit(1))
           .as("owner_user_id"),
         // Outbound messages carry the contact's fromId in to_id; older rows fall back to the contact.
         eb.fn
@@ -141,7 +151,9 @@ export async function findMessageForDelivery(
   messageId: string,
 ): Promise<MessageForDelivery | undefined> {
   const row = await messageForDelivery.first(db, { accountId, messageId });
-  return row && { ...row, previous: Number(row.previous ?? 0) };
+  // The account always exists while its messages do; its secret signs the attempt.
+  if (!row || row.webhook_secret == null) return undefined;
+  return { ...row, previous: Number(row.previous ?? 0) };
 }
 
 const attemptsOfMessage = prepared<{ accountId: string; messageId: string }, { n: number }>((db) =>
