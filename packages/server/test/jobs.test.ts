@@ -188,6 +188,88 @@ describe("job worker", () => {
     }
   });
 
+  it("hands a batch type's jobs claimed together to one call, and records one outcome per job", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log });
+    const calls: number[][] = [];
+    const type = testJob("batched");
+    worker.registerBatch(
+      type,
+      async () => undefined,
+      async (jobs) => {
+        calls.push(jobs.map((j) => (j.payload as { n: number }).n));
+        return jobs.map((j) =>
+          (j.payload as { n: number }).n === 2
+            ? { status: "rejected" as const, reason: new Error("two fails") }
+            : { status: "fulfilled" as const, value: undefined },
+        );
+      },
+    );
+    const ids = await enqueueJobs(
+      t.parley.db.kysely,
+      [1, 2, 3].map((n) => ({ type: "batched", payload: { n } })),
+    );
+    await worker.drain(1);
+    expect(calls).toEqual([[1, 2, 3]]);
+    const left = await t.parley.db.kysely.selectFrom("jobs").selectAll().where("id", "in", ids).execute();
+    expect(left.map((j) => [j.id, j.status, j.last_error])).toEqual([[ids[1], "queued", "two fails"]]);
+  });
+
+  it("runs the jobs a job enqueues here as soon as its write commits, without a claim", async () => {
+    const worker = new JobWorker({ db: t.parley.db, log });
+    const ran: Array<{ payload: unknown; attempt: number }> = [];
+    worker.register(testJob("first-here"), async (payload, ctx) => {
+      await t.parley.db.write((trx) => ctx.enqueueHere(trx, [{ type: "second-here", payload }]));
+      return undefined;
+    });
+    worker.register(testJob("second-here"), async (payload, ctx) => {
+      ran.push({ payload, attempt: ctx.attempt });
+      return undefined;
+    });
+    await enqueueJobs(t.parley.db.kysely, [{ type: "first-here", payload: { v: 7 } }]);
+    // One round: it claims and runs the first job only. A second job queued as usual would wait for
+    // a poll that never comes (the worker is not started); this one runs at the first one's commit.
+    await worker.drain(1);
+    await waitFor(async () => ran.length === 1, 2_000);
+    expect(ran).toEqual([{ payload: { v: 7 }, attempt: 1 }]);
+    await waitFor(
+      async () =>
+        !(await t.parley.db.kysely
+          .selectFrom("jobs")
+          .select("id")
+          .where("type", "in", ["first-here", "second-here"])
+          .executeTakeFirst()),
+    );
+  });
+
+  it("a job enqueued here whose worker died runs again once its lease expires", async () => {
+    const dying = new JobWorker({ db: t.parley.db, log, leaseMs: 300 });
+    let started = false;
+    dying.register(testJob("first-lost"), async (payload, ctx) => {
+      await t.parley.db.write((trx) => ctx.enqueueHere(trx, [{ type: "second-lost", payload }]));
+      return undefined;
+    });
+    dying.register(testJob("second-lost"), () => {
+      started = true;
+      return new Promise(() => {}); // hangs forever, as if the process had been killed
+    });
+    await enqueueJobs(t.parley.db.kysely, [{ type: "first-lost", payload: { v: 9 } }]);
+    await dying.drain(1);
+    await waitFor(async () => started);
+    const survivor = new JobWorker({ db: t.parley.db, log, pollIntervalMs: 10 });
+    const ran: Array<{ payload: unknown; attempt: number }> = [];
+    survivor.register(testJob("second-lost"), async (payload, ctx) => {
+      ran.push({ payload, attempt: ctx.attempt });
+      return undefined;
+    });
+    survivor.start();
+    try {
+      await waitFor(async () => ran.length === 1);
+      expect(ran).toEqual([{ payload: { v: 9 }, attempt: 2 }]);
+    } finally {
+      await survivor.stop();
+    }
+  });
+
   it("checks each payload against its job type's schema: a payload that does not match ends the job dead", async () => {
     const worker = new JobWorker({ db: t.parley.db, log });
     const typed = defineJob("typed", Type.Object({ messageId: Type.String({ minLength: 1 }) }));

@@ -82,7 +82,17 @@ export interface JobContext {
    */
   readonly claim: { id: string; lockedBy: string | null };
   finished(): void;
+  /**
+   * Enqueues jobs that this worker runs as soon as the caller's write commits, without a claim: they
+   * are written already claimed by it (running, a lease, attempt 1). A crash before they finish leaves
+   * them to the lease's expiry, as any claimed job: at-least-once holds. For a job that directly
+   * follows this one (a bot reply's delivery).
+   */
+  enqueueHere(trx: Transaction<Database>, jobs: JobInput[]): Promise<void>;
 }
+
+/** The commit signal carrying jobs written already claimed by a worker (JobContext.enqueueHere). */
+const JOBS_CLAIMED = "jobs.claimed";
 
 /**
  * PostgreSQL SQL deleting the claimed jobs listed by `source` (columns id, locked_by): for handlers
@@ -179,10 +189,22 @@ function jobRow(j: JobInput, id: string, now: number): Insertable<JobsTable> {
 export async function enqueueJobs(
   db: Kysely<Database> | Transaction<Database>,
   jobs: JobInput[],
+  claimedBy?: { token: string; leaseUntil: number },
 ): Promise<string[]> {
   if (jobs.length === 0) return [];
   const now = Date.now();
-  const rows = jobs.map((j) => jobRow(j, newId("job"), now));
+  const rows = jobs.map((j) => {
+    const row = jobRow(j, newId("job"), now);
+    return claimedBy
+      ? {
+          ...row,
+          status: "running" as const,
+          attempts: 1,
+          locked_by: claimedBy.token,
+          lease_until: claimedBy.leaseUntil,
+        }
+      : row;
+  });
   // One job (the usual case) through its prepared statement; many (replies written together) in one.
   if (rows.length === 1) await insertJob.run(db, rows[0] as Insertable<JobsTable>);
   else {
@@ -193,7 +215,8 @@ export async function enqueueJobs(
         .values(rows.slice(i, i + 500))
         .execute();
   }
-  signalAfterCommit(db, JOBS_ENQUEUED);
+  if (claimedBy) signalAfterCommit(db, JOBS_CLAIMED, rows);
+  else signalAfterCommit(db, JOBS_ENQUEUED);
   return rows.map((r) => r.id);
 }
 
@@ -339,6 +362,8 @@ export class JobWorker {
   private readonly recurring: Array<{ type: string; payload: unknown; firstRunInMs: number }> = [];
   private recurringDueAt = 0;
   private readonly stopListening: () => void;
+  /** Prefixes the lock tokens of jobs this worker writes already claimed (enqueueHere). */
+  private readonly id = randomUUID();
 
   constructor(options: WorkerOptions) {
     this.db = options.db;
@@ -358,7 +383,12 @@ export class JobWorker {
         })
       : null;
     // Jobs enqueued by a committed write of this process are picked up at once, not at the next poll.
-    this.stopListening = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
+    const stopWaking = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
+    const stopRunning = this.db.onCommit(JOBS_CLAIMED, (rows) => this.runClaimed(rows as JobRow[]));
+    this.stopListening = () => {
+      stopWaking();
+      stopRunning();
+    };
   }
 
   register<P>(jobType: JobType<P>, handler: JobHandler<P>): void {
@@ -488,6 +518,16 @@ export class JobWorker {
     if (!full) this.schedule(again ? 0 : this.pollIntervalMs);
   }
 
+  /** Jobs written already claimed by this worker (JobContext.enqueueHere), run once their write committed. */
+  private runClaimed(rows: JobRow[]): void {
+    const mine = rows.filter((r) => r.locked_by?.startsWith(`${this.id}:`));
+    for (const job of mine) {
+      if (job.account_id)
+        this.runningByAccount.set(job.account_id, (this.runningByAccount.get(job.account_id) ?? 0) + 1);
+    }
+    this.dispatch(mine);
+  }
+
   /** Runs claimed jobs: those of a batch type together (one batch per type), the others one by one. */
   private dispatch(claimed: JobRow[]): void {
     const batches = new Map<string, JobRow[]>();
@@ -613,6 +653,12 @@ export class JobWorker {
       claim: { id: job.id, lockedBy: job.locked_by },
       finished: () => {
         finished = true;
+      },
+      enqueueHere: async (trx, jobs) => {
+        await enqueueJobs(trx, jobs, {
+          token: `${this.id}:${randomUUID()}`,
+          leaseUntil: Date.now() + this.leaseMs,
+        });
       },
     };
     return { ctx, isFinished: () => finished };

@@ -587,10 +587,12 @@ async function writeReplies(
         else open.push(i);
       }
       const plans = open.map((i) => (items[i] as { plan: ReplyPlan }).plan);
+      // The deliveries run in this worker as soon as the batch commits, without a claim of their own.
       const replies = await createOutboundMessages(
         trx,
         accountId,
         plans.map((plan) => replyMessage(plan, now)),
+        (q, jobs) => (items[0] as { job: JobContext }).job.enqueueHere(q as Transaction<Database>, jobs),
       );
       const campaignSet = new Set<string>();
       for (const [k, plan] of plans.entries()) {

@@ -4,7 +4,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { Database, MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
-import { enqueueJobs } from "../../platform/jobs.ts";
+import { enqueueJobs, type JobInput } from "../../platform/jobs.ts";
 import { touchConversations } from "../conversations/repo.ts";
 import { insertMessages } from "../messaging/repo.ts";
 import type { Suggestion } from "../messaging/suggestions.ts";
@@ -60,6 +60,8 @@ export async function createOutboundMessages(
   db: Q,
   accountId: string,
   inputs: OutboundMessageInput[],
+  /** How the delivery jobs are queued (a worker's job may queue them to run itself: enqueueHere). */
+  enqueue: (db: Q, jobs: JobInput[]) => Promise<unknown> = enqueueJobs,
 ): Promise<MessageRow[]> {
   const fallbackNow = Date.now();
   const rows = inputs.map((input) => outboundRow(accountId, input, input.at ?? fallbackNow));
@@ -68,7 +70,7 @@ export async function createOutboundMessages(
   for (const row of rows)
     touched.set(row.created_at, (touched.get(row.created_at) ?? new Set()).add(row.conversation_id));
   for (const [at, ids] of touched) await touchConversations(db, accountId, [...ids], at);
-  await enqueueJobs(
+  await enqueue(
     db,
     rows.map((row) => deliveryJob.create({ messageId: row.id }, { accountId })),
   );
