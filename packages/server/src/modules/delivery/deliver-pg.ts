@@ -5,7 +5,6 @@
 // other case (SQLite, account events) still takes: six to nine round trips become two.
 import type { AppContext } from "../../context.ts";
 import { Batcher } from "../../platform/db/batcher.ts";
-import type { MessageRow } from "../../platform/db/schema.ts";
 import { newId } from "../../platform/ids.ts";
 import type { JobContext, JobResult } from "../../platform/jobs.ts";
 import { pgDeleteClaimedJobsFrom } from "../../platform/jobs.ts";
@@ -15,17 +14,9 @@ import { errorJson } from "../messaging/view.ts";
 import { NOT_CONFIGURED, postSigned } from "./attempt.ts";
 import { deliverThroughChannel } from "./deliver-channel.ts";
 import { attemptRowOf, MESSAGE_NOT_CONFIGURED, messageEvent, nextAttemptAt, outcomeOf } from "./outcome.ts";
-import { ATTEMPT_COLUMNS, pgInsertAttemptsFrom } from "./repo.ts";
+import { ATTEMPT_COLUMNS, type MessageForDelivery, pgInsertAttemptsFrom } from "./repo.ts";
 
-type Loaded = MessageRow & {
-  webhook_url: string | null;
-  webhook_secret: string;
-  owner_user_id: string | null;
-  contact_external_id: string | null;
-  previous: number;
-  /** The conversation's channel: '' (custom: the webhook) or a built-in channel's id (its adapter). */
-  channel_id: string | null;
-};
+type Loaded = MessageForDelivery;
 
 // What the attempts of the jobs claimed together need, read by one statement.
 const LOAD = {
