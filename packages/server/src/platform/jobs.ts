@@ -361,7 +361,8 @@ export class JobWorker {
   private lastRecovery = 0;
   private readonly recurring: Array<{ type: string; payload: unknown; firstRunInMs: number }> = [];
   private recurringDueAt = 0;
-  private readonly stopListening: () => void;
+  private readonly stopWaking: () => void;
+  private readonly stopRunningClaimed: () => void;
   /** Prefixes the lock tokens of jobs this worker writes already claimed (enqueueHere). */
   private readonly id = randomUUID();
 
@@ -383,12 +384,8 @@ export class JobWorker {
         })
       : null;
     // Jobs enqueued by a committed write of this process are picked up at once, not at the next poll.
-    const stopWaking = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
-    const stopRunning = this.db.onCommit(JOBS_CLAIMED, (rows) => this.runClaimed(rows as JobRow[]));
-    this.stopListening = () => {
-      stopWaking();
-      stopRunning();
-    };
+    this.stopWaking = this.db.onCommit(JOBS_ENQUEUED, () => this.wake());
+    this.stopRunningClaimed = this.db.onCommit(JOBS_CLAIMED, (rows) => this.runClaimed(rows as JobRow[]));
   }
 
   register<P>(jobType: JobType<P>, handler: JobHandler<P>): void {
@@ -445,13 +442,16 @@ export class JobWorker {
   /** Stop claiming, then wait for jobs in flight to finish. */
   async stop(): Promise<void> {
     this.running = false;
-    this.stopListening();
+    this.stopWaking();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    // Jobs in flight may still write jobs for this worker to run (enqueueHere): they run before it
+    // stops, instead of waiting out their lease.
     while (this.inFlight.size > 0 || this.polling) {
       await Promise.allSettled([...this.inFlight]);
       if (this.polling) await new Promise((r) => setTimeout(r, 5));
     }
+    this.stopRunningClaimed();
   }
 
   /**
