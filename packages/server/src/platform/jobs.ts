@@ -120,8 +120,8 @@ export type BatchJobHandler<P = unknown> = (
 ) => Promise<Array<PromiseSettledResult<JobResult | undefined>>>;
 
 /**
- * Deletes jobs claimed together inside the handler's own final write, in one statement: call
- * `markFinished` after that write committed, so the worker writes nothing more for them.
+ * Deletes jobs claimed together inside the handler's own final write, in one statement: call each
+ * job's `finished()` after that write committed, so the worker writes nothing more for them.
  */
 export async function finishJobsIn(trx: Transaction<Database>, jobs: JobContext[]): Promise<void> {
   const byToken = new Map<string | null, string[]>();
