@@ -124,10 +124,9 @@ export type BatchJobHandler<P = unknown> = (
  * job's `finished()` after that write committed, so the worker writes nothing more for them.
  */
 export async function finishJobsIn(trx: Transaction<Database>, jobs: JobContext[]): Promise<void> {
-  const byToken = new Map<string | null, string[]>();
-  for (const j of jobs) byToken.set(j.claim.lockedBy, [...(byToken.get(j.claim.lockedBy) ?? []), j.id]);
-  for (const [token, ids] of byToken) {
+  for (const [token, claimed] of Map.groupBy(jobs, (j) => j.claim.lockedBy)) {
     if (token === null) continue;
+    const ids = claimed.map((j) => j.id);
     await trx.deleteFrom("jobs").where("locked_by", "=", token).where("id", "in", ids).execute();
   }
 }
@@ -530,13 +529,9 @@ export class JobWorker {
 
   /** Runs claimed jobs: those of a batch type together (one batch per type), the others one by one. */
   private dispatch(claimed: JobRow[]): void {
-    const batches = new Map<string, JobRow[]>();
-    for (const job of claimed) {
-      if (claimed.length > 1 && this.handlers.get(job.type)?.batch) {
-        batches.set(job.type, [...(batches.get(job.type) ?? []), job]);
-      } else this.track(this.execute(job), 1);
-    }
-    for (const jobs of batches.values()) {
+    const batched = (job: JobRow) => claimed.length > 1 && this.handlers.get(job.type)?.batch !== undefined;
+    for (const job of claimed) if (!batched(job)) this.track(this.execute(job), 1);
+    for (const jobs of Map.groupBy(claimed.filter(batched), (job) => job.type).values()) {
       if (jobs.length === 1) this.track(this.execute(jobs[0] as JobRow), 1);
       else this.track(this.executeBatch(jobs), jobs.length);
     }

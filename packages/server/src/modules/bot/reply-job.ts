@@ -485,16 +485,11 @@ export async function runBotReplies(
     db,
     jobs.map((j) => j.messageId),
   );
-  const conversationsOf = new Map<string, string[]>();
-  for (const { message } of inputs.values()) {
-    conversationsOf.set(message.account_id, [
-      ...(conversationsOf.get(message.account_id) ?? []),
-      message.conversation_id,
-    ]);
-  }
   const preloaded = new Map<string, Promise<Map<string, conversations.ConversationWithSwitches>>>();
-  for (const [accountId, ids] of conversationsOf) {
-    preloaded.set(accountId, conversations.findConversationsWithSwitches(db, accountId, [...new Set(ids)]));
+  const byAccount = Map.groupBy(inputs.values(), (input) => input.message.account_id);
+  for (const [accountId, accountInputs] of byAccount) {
+    const ids = new Set(accountInputs.map((input) => input.message.conversation_id));
+    preloaded.set(accountId, conversations.findConversationsWithSwitches(db, accountId, [...ids]));
   }
   const direct = directLookups(ctx);
   const lookups: ReplyLookups = {
@@ -569,33 +564,31 @@ async function writeReplies(
   items: Array<{ plan: ReplyPlan; job: JobContext }>,
 ): Promise<BotOutcome[]> {
   const now = Date.now();
-  const byAccount = new Map<string, number[]>();
-  items.forEach(({ plan }, i) => {
-    byAccount.set(plan.account.id, [...(byAccount.get(plan.account.id) ?? []), i]);
-  });
+  const byAccount = Map.groupBy(
+    items.map((item, at) => ({ ...item, at })),
+    ({ plan }) => plan.account.id,
+  );
   return ctx.db.write(async (trx) => {
     const outcomes: BotOutcome[] = [];
-    for (const [accountId, indexes] of byAccount) {
+    for (const [accountId, group] of byAccount) {
       const late = await conversations.findConversationsWithSwitches(trx, accountId, [
-        ...new Set(indexes.map((i) => (items[i] as { plan: ReplyPlan }).plan.conversation.id)),
+        ...new Set(group.map(({ plan }) => plan.conversation.id)),
       ]);
-      const open: number[] = [];
-      for (const i of indexes) {
-        const found = late.get((items[i] as { plan: ReplyPlan }).plan.conversation.id);
+      const open = group.filter(({ plan, at }) => {
+        const found = late.get(plan.conversation.id);
         const blocked = found ? switchesBlock(found.switches) : "message_not_found";
-        if (blocked) outcomes[i] = { action: "skipped", reason: blocked };
-        else open.push(i);
-      }
-      const plans = open.map((i) => (items[i] as { plan: ReplyPlan }).plan);
+        if (blocked) outcomes[at] = { action: "skipped", reason: blocked };
+        return !blocked;
+      });
       // The deliveries run in this worker as soon as the batch commits, without a claim of their own.
       const replies = await createOutboundMessages(
         trx,
         accountId,
-        plans.map((plan) => replyMessage(plan, now)),
+        open.map(({ plan }) => replyMessage(plan, now)),
         (q, jobs) => (items[0] as { job: JobContext }).job.enqueueHere(q as Transaction<Database>, jobs),
       );
       const campaignSet = new Set<string>();
-      for (const [k, plan] of plans.entries()) {
+      for (const [k, { plan, at }] of open.entries()) {
         const replyId = (replies[k] as MessageRow).id;
         await recordReply(trx, plan, replyId, now);
         const conversationId = plan.conversation.id;
@@ -606,7 +599,7 @@ async function writeReplies(
           campaignSet.add(conversationId);
           await conversations.setConversationCampaign(trx, accountId, conversationId, plan.campaign.id);
         }
-        outcomes[open[k] as number] = {
+        outcomes[at] = {
           action: "replied",
           replyId,
           campaignId: plan.campaign.id,

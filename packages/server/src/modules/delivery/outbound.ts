@@ -66,10 +66,9 @@ export async function createOutboundMessages(
   const fallbackNow = Date.now();
   const rows = inputs.map((input) => outboundRow(accountId, input, input.at ?? fallbackNow));
   await insertMessages(db, rows);
-  const touched = new Map<number, Set<string>>();
-  for (const row of rows)
-    touched.set(row.created_at, (touched.get(row.created_at) ?? new Set()).add(row.conversation_id));
-  for (const [at, ids] of touched) await touchConversations(db, accountId, [...ids], at);
+  for (const [at, sameTime] of Map.groupBy(rows, (row) => row.created_at)) {
+    await touchConversations(db, accountId, [...new Set(sameTime.map((row) => row.conversation_id))], at);
+  }
   await enqueue(
     db,
     rows.map((row) => deliveryJob.create({ messageId: row.id }, { accountId })),
