@@ -232,6 +232,7 @@ const dashboardCalls = async (n: number) => {
 };
 const forgetDays = async () => {
   await db.kysely.deleteFrom("dashboard_days").where("account_id", "=", acc.accountId).execute();
+  await db.kysely.deleteFrom("dashboard_live").where("account_id", "=", acc.accountId).execute();
   p.ctx.caches.clear();
 };
 await forgetDays();

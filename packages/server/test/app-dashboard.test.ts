@@ -113,6 +113,53 @@ describe("app api: dashboard", () => {
     expect(dash.days.find((x) => x.date === new Date().toISOString().slice(0, 10))?.inbound).toBe(2);
   });
 
+  it("counts the live days ahead in the same job: the next dashboard adds only what came since, then recounts", async () => {
+    const { acc, browser } = await ownerBrowser(t);
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "h", body: "hello" }) });
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "i", body: "hi" }) });
+    const today = Math.floor(Date.now() / 86_400_000);
+    await settleActiveAccounts(t.parley.ctx, Date.now());
+    const ahead = await t.parley.db.kysely
+      .selectFrom("dashboard_live")
+      .selectAll()
+      .where("account_id", "=", acc.accountId)
+      .executeTakeFirstOrThrow();
+    expect([Number(ahead.from_day), Number(ahead.to_day)]).toEqual([today - 1, today + 1]);
+    const counted = JSON.parse(ahead.figures) as Record<string, { inbound: number }>;
+    expect(counted[today]).toMatchObject({ inbound: 2 });
+    expect(counted[today - 1]).toMatchObject({ inbound: 0 });
+    // Which count answers shows in the figures: make the job's count say 40 messages came in today.
+    await t.parley.db.kysely
+      .updateTable("dashboard_live")
+      .set({ figures: JSON.stringify({ ...counted, [today]: { ...counted[today], inbound: 40 } }) })
+      .where("account_id", "=", acc.accountId)
+      .execute();
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "j", body: "one more" }) });
+    const todayOf = async () => {
+      const d = json<Dash>(await browser.req({ method: "GET", url: "/app/api/dashboard" }));
+      return d.days.at(-1)?.inbound;
+    };
+    // The first call: the job's count plus the message written since, without counting the day again.
+    expect(await todayOf()).toBe(41);
+    // The recount that call started replaces it with the day counted from the messages.
+    await expect.poll(todayOf).toBe(3);
+  });
+
+  it("answers past the cache's 15 seconds from the earlier count plus the messages written since", async () => {
+    const { acc } = await ownerBrowser(t);
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "k", body: "hello" }) });
+    const start = Date.now();
+    const day = new Date(start).toISOString().slice(0, 10);
+    const inboundAt = async (now: number) =>
+      (await dashboard(t.parley.ctx, acc.accountId, 30, now)).days.find((x) => x.date === day)?.inbound;
+    expect(await inboundAt(start)).toBe(1);
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "l", body: "again" }) });
+    // Within 15 seconds the cached count answers as it is.
+    expect(await inboundAt(start + 5_000)).toBe(1);
+    // Past them the new message is counted on top at once (and a recount starts behind the answer).
+    expect(await inboundAt(start + 20_000)).toBe(2);
+  });
+
   it("runs the job through the worker, which keeps one run queued for the next hour", async () => {
     const { acc } = await ownerBrowser(t);
     await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "g", body: "hello" }) });

@@ -51,6 +51,7 @@ describe("parley CLI", () => {
       "044_search_trigram",
       "045_knowledge_sources",
       "046_message_suggestions",
+      "047_dashboard_live",
     ]);
     const again = oneJsonLine<{ applied: string[] }>(await runCli(["migrate"], env));
     expect(again.applied).toEqual([]);

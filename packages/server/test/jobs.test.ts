@@ -64,6 +64,7 @@ describe("migrations", () => {
         "044_search_trigram",
         "045_knowledge_sources",
         "046_message_suggestions",
+        "047_dashboard_live",
       ]);
       expect(await db.migrate()).toEqual([]);
       const tables = await db.kysely.introspection.getTables();

@@ -40,6 +40,7 @@ const OWNER: Record<string, string> = {
   idempotency_keys: "credits",
   jobs: "platform",
   dashboard_days: "reports",
+  dashboard_live: "reports",
   imports: "imports",
   import_rejections: "imports",
   outgoing_sends: "outgoing",

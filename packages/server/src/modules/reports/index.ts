@@ -1,6 +1,7 @@
 // Reports: the dashboard's figures (read from the domains' tables through their repositories) and
-// its cache of finished days (dashboard_days, counted ahead by a recurring job); a sub-account's usage
-// for its agency (/v1 routes.ts, the web app's door for the dashboard).
+// its days counted ahead by a recurring job (the finished days in dashboard_days, the live days as they
+// were at the run in dashboard_live); a sub-account's usage for its agency (/v1 routes.ts, the web
+// app's door for the dashboard).
 import type { Module } from "../../context.ts";
 import { reportRoutes } from "./routes.ts";
 import { SETTLE_FIRST_RUN_MS, settleDaysHandler, settleDaysJob } from "./settle.ts";

@@ -20,6 +20,14 @@ const SETTLED_DAYS = 2;
  * several tabs, refreshed, or polled, costs one count). */
 const LIVE_TTL_MS = 15_000;
 const LIVE_CACHE_SIZE = 1000;
+/**
+ * Live figures counted up to this long ago still answer (with the messages written since counted on
+ * top) while a recount runs in the background: a delivery outcome that changed since shows on the
+ * next call, not this one.
+ */
+const LIVE_STALE_MS = 10 * 60_000;
+/** The hourly job's count of the live days answers a first call for this long (one missed run). */
+const LIVE_AHEAD_MAX_AGE_MS = 2 * 60 * 60_000;
 export const MAX_DAYS = 90;
 
 export interface DayFigures {
@@ -87,11 +95,17 @@ const EMPTY: DayFigures = {
   creditsUsed: 0,
 };
 
+/**
+ * The figures of the days [fromDay, toDay), of the messages (and credits) written from `createdFrom`
+ * and before `createdBefore` (the whole days unless given).
+ */
 async function computeDays(
   ctx: AppContext,
   accountId: string,
   fromDay: number,
   toDay: number,
+  createdFrom = fromDay * DAY_MS,
+  createdBefore = toDay * DAY_MS,
 ): Promise<Map<number, DayFigures>> {
   const figures = new Map<number, DayFigures>();
   for (let d = fromDay; d < toDay; d++) figures.set(d, { ...EMPTY, botReplies: 0, channels: {} });
@@ -101,8 +115,8 @@ async function computeDays(
   // as custom too).
   const split = (await listAllChannels(ctx.db.kysely, accountId)).length > 0;
   const [counts, spend] = await Promise.all([
-    messageCountsByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS, split),
-    botSpendByDay(ctx.db.kysely, accountId, fromDay * DAY_MS, toDay * DAY_MS),
+    messageCountsByDay(ctx.db.kysely, accountId, createdFrom, createdBefore, split),
+    botSpendByDay(ctx.db.kysely, accountId, createdFrom, createdBefore),
   ]);
   for (const r of counts) {
     const f = figures.get(r.day);
@@ -174,20 +188,132 @@ export function dayWindow(now: number, days: number) {
   return { first: today - days + 1, settledBefore: today - SETTLED_DAYS + 1, today };
 }
 
-/** The last days' figures, counted live, kept LIVE_TTL_MS per account in this process. */
-async function liveDays(ctx: AppContext, accountId: string, from: number, to: number, now: number) {
-  const cache = ctx.caches.get(
-    "reports.live",
-    () => new Map<string, { at: number; key: string; days: Map<number, DayFigures> }>(),
+type DaysFigures = Map<number, DayFigures>;
+
+/** Live days' figures: those of the messages written before `asOf`. */
+interface Counted {
+  asOf: number;
+  key: string;
+  days: DaysFigures;
+}
+
+/** A day's figures and `more` added together (a copy; channel by channel). */
+function sumFigures(a: DayFigures, more: DayFigures): DayFigures {
+  const channels: Record<string, ChannelFigures> = {};
+  for (const f of [a, more]) {
+    for (const [id, c] of Object.entries(channelsOf(f))) {
+      channels[id] ??= { ...NO_CHANNEL_FIGURES };
+      addFigures(channels[id], c);
+    }
+  }
+  const sum: DayFigures = { ...NO_CHANNEL_FIGURES, creditsUsed: 0, channels };
+  for (const f of [a, more]) {
+    addFigures(sum, f);
+    sum.creditsUsed = Math.round((sum.creditsUsed + f.creditsUsed) * 100) / 100;
+    sum.botReplies = (sum.botReplies ?? 0) + (f.botReplies ?? f.botAnswers + f.botFallbacks);
+  }
+  return sum;
+}
+
+function sumDays(a: DaysFigures, more: DaysFigures): DaysFigures {
+  const sum = new Map(a);
+  for (const [d, f] of more) sum.set(d, sumFigures(sum.get(d) ?? { ...EMPTY }, f));
+  return sum;
+}
+
+/**
+ * The hourly job's count of the live days (reports.settle_days): the days of [from, to) from it, when
+ * it covers them and is recent.
+ */
+async function countedAhead(
+  ctx: AppContext,
+  accountId: string,
+  from: number,
+  to: number,
+  now: number,
+): Promise<Counted | undefined> {
+  const ahead = await repo.liveSnapshot(ctx.db.kysely, accountId);
+  if (!ahead || ahead.fromDay > from || ahead.toDay < to) return undefined;
+  if (now < ahead.asOf || now - ahead.asOf > LIVE_AHEAD_MAX_AGE_MS) return undefined;
+  const stored = JSON.parse(ahead.figures) as Record<string, DayFigures>;
+  const days: DaysFigures = new Map();
+  for (let d = from; d < to; d++) days.set(d, stored[d] ?? { ...EMPTY });
+  return { asOf: ahead.asOf, key: `${from}:${to}`, days };
+}
+
+/**
+ * The figures of the days [from, to) of the messages written before `before`, a day per count, so a
+ * count in the background never holds the database or the event loop for long.
+ */
+async function countDayByDay(ctx: AppContext, accountId: string, from: number, to: number, before: number) {
+  const days: DaysFigures = new Map();
+  for (let d = from; d < to; d++) {
+    const day = await computeDays(ctx, accountId, d, d + 1, d * DAY_MS, Math.min(before, (d + 1) * DAY_MS));
+    days.set(d, day.get(d) ?? { ...EMPTY });
+    await new Promise((r) => setImmediate(r));
+  }
+  return days;
+}
+
+/** Counts an account's live days ahead (the hourly job, after the finished days). */
+export async function countLiveDaysAhead(ctx: AppContext, accountId: string, now: number): Promise<void> {
+  const { settledBefore, today } = dayWindow(now, SETTLED_DAYS);
+  const days = await countDayByDay(ctx, accountId, settledBefore, today + 1, now);
+  await ctx.db.write((trx) =>
+    repo.storeLiveSnapshot(trx, accountId, {
+      fromDay: settledBefore,
+      toDay: today + 1,
+      figures: JSON.stringify(Object.fromEntries(days)),
+      asOf: now,
+    }),
   );
+}
+
+/**
+ * The live days' figures [from, to): counted at most every LIVE_TTL_MS per account in this process.
+ * Past that, figures counted earlier (this process's, up to LIVE_STALE_MS old, or the hourly job's)
+ * answer with the messages written since counted on top, and the recount runs after the answer, so a
+ * person never waits for a day and a half of messages to be counted; with neither, the count is awaited.
+ */
+async function liveDays(ctx: AppContext, accountId: string, from: number, to: number, now: number) {
+  const cache = ctx.caches.get("reports.live", () => new Map<string, Counted>());
   const key = `${from}:${to}`;
   const hit = cache.get(accountId);
-  if (hit && hit.key === key && now - hit.at < LIVE_TTL_MS && now >= hit.at) return hit.days;
-  const days = await computeDays(ctx, accountId, from, to);
+  const usable = hit && hit.key === key && now >= hit.asOf ? hit : undefined;
+  if (usable && now - usable.asOf < LIVE_TTL_MS) return usable.days;
+  const earlier =
+    (usable && now - usable.asOf < LIVE_STALE_MS ? usable : undefined) ??
+    (await countedAhead(ctx, accountId, from, to, now));
+  if (!earlier) {
+    const days = await computeDays(ctx, accountId, from, to, from * DAY_MS, now);
+    remember(cache, accountId, { asOf: now, key, days });
+    return days;
+  }
+  recountLater(ctx, accountId, from, to, now);
+  const since = await computeDays(ctx, accountId, from, to, Math.max(earlier.asOf, from * DAY_MS));
+  return sumDays(earlier.days, since);
+}
+
+function remember(cache: Map<string, Counted>, accountId: string, counted: Counted): void {
   cache.delete(accountId);
-  cache.set(accountId, { at: now, key, days });
+  cache.set(accountId, counted);
   if (cache.size > LIVE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  return days;
+}
+
+/** One recount at a time per account, started after the current answer (SQLite counts on this thread). */
+function recountLater(ctx: AppContext, accountId: string, from: number, to: number, now: number): void {
+  const running = ctx.caches.get("reports.live.recounts", () => new Set<string>());
+  if (running.has(accountId)) return;
+  running.add(accountId);
+  setImmediate(() => {
+    countDayByDay(ctx, accountId, from, to, now)
+      .then((days) => {
+        const cache = ctx.caches.get("reports.live", () => new Map<string, Counted>());
+        remember(cache, accountId, { asOf: now, key: `${from}:${to}`, days });
+      })
+      .catch((err: unknown) => ctx.log.warn({ err }, "recounting the dashboard's live days failed"))
+      .finally(() => running.delete(accountId));
+  });
 }
 
 /**

@@ -49,6 +49,7 @@ import * as m043usage from "./migrations/043_usage_indexes.ts";
 import * as m044trigram from "./migrations/044_search_trigram.ts";
 import * as m045knowledge from "./migrations/045_knowledge_sources.ts";
 import * as m046suggestions from "./migrations/046_message_suggestions.ts";
+import * as m047dashboardLive from "./migrations/047_dashboard_live.ts";
 import { nameStatements, StatementNames } from "./named-statements.ts";
 import type { Database } from "./schema.ts";
 
@@ -124,6 +125,7 @@ const MIGRATIONS: Record<string, Migration> = {
   "044_search_trigram": m044trigram,
   "045_knowledge_sources": m045knowledge,
   "046_message_suggestions": m046suggestions,
+  "047_dashboard_live": m047dashboardLive,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -521,6 +521,7 @@ export interface Database {
   lists: ListsTable;
   list_members: ListMembersTable;
   dashboard_days: DashboardDaysTable;
+  dashboard_live: DashboardLiveTable;
   imports: ImportsTable;
   outgoing_sends: OutgoingSendsTable;
   import_rejections: ImportRejectionsTable;
@@ -620,6 +621,17 @@ export interface DashboardDaysTable {
   day: number;
   figures: string;
   computed_at: number;
+}
+
+/** The live days' figures counted ahead (one row per account): the messages written before as_of. */
+export interface DashboardLiveTable {
+  account_id: string;
+  /** The live days [from_day, to_day), days since 1970-01-01 UTC. */
+  from_day: number;
+  to_day: number;
+  /** JSON: { "<day>": DayFigures }. */
+  figures: string;
+  as_of: number;
 }
 
 export interface ImportsTable {
