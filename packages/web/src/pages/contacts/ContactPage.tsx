@@ -13,8 +13,8 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
 import { displayContactName } from "../../lib/contact-name.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -34,7 +34,6 @@ export function ContactPage({ session }: { session: Session }) {
   useDocumentTitle("Contact");
   const { contactId = "" } = useParams();
   const navigate = useNavigate();
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const [listToAdd, setListToAdd] = useState<string | null>(null);
   const detail = useContact(contactId);
   const lists = useListChoices();
@@ -149,42 +148,19 @@ export function ContactPage({ session }: { session: Session }) {
           <Title order={2} size="h4" id="danger" mb="xs">
             Delete
           </Title>
-          {confirmDelete ? (
-            <Alert
-              color="red"
-              title="Delete this contact for good?"
-              role="alertdialog"
-              aria-label="Confirm deletion"
-            >
-              <Text size="sm" mb="sm">
-                The contact, its conversation, every message and stored attachment are erased at once. This
-                cannot be undone.
-              </Text>
-              {erase.isError && (
-                <Text size="sm" c="red.9" mb="sm" role="alert">
-                  {errorMessage(erase.error)}
-                </Text>
-              )}
-              <Group gap="xs">
-                <Button
-                  color="red"
-                  loading={erase.isPending}
-                  onClick={() =>
-                    erase.mutate(undefined, { onSuccess: () => navigate("/contacts", { replace: true }) })
-                  }
-                >
-                  Delete for good
-                </Button>
-                <Button variant="default" onClick={() => setConfirmDelete(false)}>
-                  Cancel
-                </Button>
-              </Group>
-            </Alert>
-          ) : (
-            <Button color="red" variant="light" onClick={() => setConfirmDelete(true)}>
-              Delete contact…
-            </Button>
-          )}
+          <ConfirmButton
+            triggerLabel="Delete contact…"
+            title="Delete this contact for good?"
+            confirmLabel="Delete for good"
+            onConfirm={() =>
+              erase.mutate(undefined, { onSuccess: () => navigate("/contacts", { replace: true }) })
+            }
+            pending={erase.isPending}
+            error={erase.error}
+          >
+            The contact, its conversation, every message and stored attachment are erased at once. This cannot
+            be undone.
+          </ConfirmButton>
         </Paper>
       )}
     </Stack>

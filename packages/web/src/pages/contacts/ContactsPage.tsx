@@ -21,6 +21,7 @@ import { contactName } from "../../lib/format.ts";
 import { useContacts, useCreateContact } from "../../lib/queries/contacts.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { ContactBulkActions } from "./BulkActions.tsx";
+import { ContactCells } from "./ContactCells.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 import { ImportDialog } from "./ImportDialog.tsx";
 
@@ -103,13 +104,7 @@ export function ContactsPage() {
         selection={{ selected, onChange: setSelected, rowName: contactName }}
         cells={(c) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/contacts/${c.id}`}>
-                {displayContactName(c)}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>{c.phone ?? "—"}</Table.Td>
-            <Table.Td>{c.email ?? "—"}</Table.Td>
+            <ContactCells contact={c} name={displayContactName(c)} />
             <Table.Td>
               <Group gap={4}>
                 {c.labels.map((l) => (

@@ -1,20 +1,8 @@
-import {
-  Anchor,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Paper,
-  Stack,
-  Table,
-  TextInput,
-  Title,
-} from "@mantine/core";
-import { useState } from "react";
+import { Anchor, Button, Code, CopyButton, Group, Paper, Stack, Table, Title } from "@mantine/core";
 import { Link } from "react-router";
+import { NameForm } from "../../components/NameForm.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { EmptyState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useCreateList, useListPages } from "../../lib/queries/lists.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
@@ -37,7 +25,6 @@ export function ListId({ id }: { id: string }) {
 
 export function ListsPage() {
   useDocumentTitle("Lists");
-  const [name, setName] = useState("");
   const lists = useListPages();
   const create = useCreateList();
   const rows = lists.data?.pages.flatMap((p) => p.data) ?? [];
@@ -48,28 +35,15 @@ export function ListsPage() {
         Lists
       </Title>
       <Paper withBorder p="sm" radius="md">
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (name.trim()) create.mutate(name.trim(), { onSuccess: () => setName("") });
-          }}
-          noValidate
-        >
-          <Group align="flex-start" gap="xs">
-            <TextInput
-              label="List name"
-              placeholder="For example Newsletter"
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-              error={create.isError ? errorMessage(create.error) : undefined}
-              style={{ flex: 1 }}
-              maxLength={200}
-            />
-            <Button type="submit" mt={25} loading={create.isPending} disabled={!name.trim()}>
-              Create list
-            </Button>
-          </Group>
-        </form>
+        <NameForm
+          label="List name"
+          placeholder="For example Newsletter"
+          submitLabel="Create list"
+          onSubmit={(name, reset) => create.mutate(name, { onSuccess: reset })}
+          pending={create.isPending}
+          error={create.error}
+          requireName
+        />
       </Paper>
       <PagedTable
         query={lists}
