@@ -11,10 +11,11 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { credits, fullTime } from "../../lib/format.ts";
 import {
   useCreditTransactions,
@@ -34,10 +35,12 @@ export function SubaccountPage() {
   const subs = useSubaccounts();
   const history = useCreditTransactions(subaccountId);
   const [granting, setGranting] = useState(false);
-  const [amount, setAmount] = useState<number | string>("");
-  const [description, setDescription] = useState("");
-  const [threshold, setThreshold] = useState<number | string>("");
-  const [recharge, setRecharge] = useState<number | string>("");
+  const grantForm = useForm({ initialValues: { amount: "" as number | string, description: "" } });
+  const rule = useForm({
+    initialValues: { threshold: "" as number | string, recharge: "" as number | string },
+  });
+  const { amount, description } = grantForm.values;
+  const { threshold, recharge } = rule.values;
   const grant = useGrantCredits(subaccountId);
   const auto = useSetAutoRecharge(subaccountId);
   // Auto-recharge only asks: the event goes to the agency's events URL, so without one nothing tops up.
@@ -71,8 +74,7 @@ export function SubaccountPage() {
                 {
                   onSuccess: () => {
                     setGranting(false);
-                    setAmount("");
-                    setDescription("");
+                    grantForm.reset();
                   },
                 },
               );
@@ -80,19 +82,14 @@ export function SubaccountPage() {
             noValidate
           >
             <Stack gap="sm">
-              {grant.isError && (
-                <Alert color="red" role="alert">
-                  {errorMessage(grant.error)}
-                </Alert>
-              )}
+              <ErrorAlert error={grant.error} />
               <Group align="flex-start" gap="xs">
-                <NumberField label="Amount" value={amount} onChange={setAmount} />
+                <NumberField label="Amount" {...grantForm.getInputProps("amount")} />
                 <TextInput
                   label="Description"
                   placeholder="Shown in the history"
                   maxLength={500}
-                  value={description}
-                  onChange={(e) => setDescription(e.currentTarget.value)}
+                  {...grantForm.getInputProps("description")}
                   style={{ flex: 1 }}
                 />
               </Group>
@@ -129,14 +126,10 @@ export function SubaccountPage() {
             first.
           </Alert>
         )}
-        {auto.isError && (
-          <Text size="sm" c="red.9" role="alert" mb="xs">
-            {errorMessage(auto.error)}
-          </Text>
-        )}
+        <ErrorAlert error={auto.error} mb="xs" />
         <Group align="flex-end" gap="xs">
-          <NumberField label="Threshold" value={threshold} onChange={setThreshold} />
-          <NumberField label="Credits to top up" value={recharge} onChange={setRecharge} />
+          <NumberField label="Threshold" {...rule.getInputProps("threshold")} />
+          <NumberField label="Credits to top up" {...rule.getInputProps("recharge")} />
           <Button
             variant="light"
             loading={auto.isPending}
@@ -157,40 +150,32 @@ export function SubaccountPage() {
         <Title order={2} size="h4" id="history-heading" mb="sm">
           History
         </Title>
-        {history.isPending && <LoadingState label="Loading the history" />}
-        {history.data && history.data.data.length === 0 && (
-          <Text size="sm" c="dimmed">
-            No credit movements yet.
-          </Text>
-        )}
-        {history.data && history.data.data.length > 0 && (
-          <Table striped aria-label="Credit history">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Amount</Table.Th>
-                <Table.Th>Balance after</Table.Th>
-                <Table.Th>Description</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {history.data.data.map((t) => (
-                <Table.Tr key={t.id}>
-                  <Table.Td>{fullTime(t.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" size="sm" color={t.kind === "grant" ? "green" : "gray"}>
-                      {t.kind === "bot_reply" ? "bot reply" : t.kind}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{t.amount > 0 ? `+${credits(t.amount)}` : credits(t.amount)}</Table.Td>
-                  <Table.Td>{credits(t.balanceAfter)}</Table.Td>
-                  <Table.Td>{t.description ?? "—"}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
+        <PagedTable
+          query={history}
+          rows={history.data?.data}
+          loadingLabel="Loading the history"
+          empty={
+            <Text size="sm" c="dimmed">
+              No credit movements yet.
+            </Text>
+          }
+          label="Credit history"
+          columns={["When", "Kind", "Amount", "Balance after", "Description"]}
+          minWidth={640}
+          cells={(t) => (
+            <>
+              <Table.Td>{fullTime(t.createdAt)}</Table.Td>
+              <Table.Td>
+                <Badge variant="light" size="sm" color={t.kind === "grant" ? "green" : "gray"}>
+                  {t.kind === "bot_reply" ? "bot reply" : t.kind}
+                </Badge>
+              </Table.Td>
+              <Table.Td>{t.amount > 0 ? `+${credits(t.amount)}` : credits(t.amount)}</Table.Td>
+              <Table.Td>{credits(t.balanceAfter)}</Table.Td>
+              <Table.Td>{t.description ?? "—"}</Table.Td>
+            </>
+          )}
+        />
       </Paper>
     </Stack>
   );
