@@ -1,10 +1,10 @@
 // Agency assist (/app/api/assist*): the header's client switcher, starting, moving and ending an
 // assist, and a client's "Allow agency assist" switch and audit log.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
 import type { ApiResponse, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
-import { nextCursor } from "./paging.ts";
+import { usePagedList } from "./paging.ts";
 
 export type AssistClient = ApiResponse<"appListAssistClients">["data"][number];
 export type AuditEntry = ApiResponse<"appListAuditLog">["data"][number];
@@ -69,11 +69,5 @@ export function useSetAssistAllowed() {
 
 /** The audit log, newest first, 50 a page. */
 export function useAuditLog() {
-  return useInfiniteQuery({
-    queryKey: keys.audit,
-    queryFn: ({ pageParam }) =>
-      api<Page<AuditEntry>>("GET", `/audit-log?limit=50${pageParam ? `&cursor=${pageParam}` : ""}`),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<AuditEntry>>(keys.audit, "/audit-log", 50);
 }

@@ -1,12 +1,12 @@
 // Contacts (/app/api/contacts*): the list pages, one contact, and the changes made from the app. One
 // key factory, so the pages, the list membership and the imports refresh exactly what they change.
-import { type QueryKey, useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ChannelKind, ContactJson, Page } from "../api-types.ts";
 import { conversationKeys } from "./conversations.ts";
 import { contactKeys, listKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
-import { nextCursor } from "./paging.ts";
+import { usePagedList } from "./paging.ts";
 
 /** Where the contact last wrote: an unnamed chat contact is named by them (lib/contact-name.ts). */
 export interface ContactChannel {
@@ -29,17 +29,7 @@ export { contactKeys } from "./keys.ts";
 
 /** Contacts matching the search, 50 a page. */
 export function useContacts(filters: URLSearchParams) {
-  return useInfiniteQuery({
-    queryKey: contactKeys.list(filters.toString()),
-    queryFn: ({ pageParam }) => {
-      const page = new URLSearchParams(filters);
-      page.set("limit", "50");
-      if (pageParam) page.set("cursor", pageParam);
-      return api<Page<ContactRow>>("GET", `/contacts?${page}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ContactRow>>(contactKeys.list(filters.toString()), "/contacts", 50, filters);
 }
 
 /** The first 20 contacts matching `search`: the choices of a list's "add a contact". */

@@ -1,13 +1,13 @@
 // The inbox (/app/api/conversations*): the list, one conversation, and what the app changes on it. The
 // live stream (lib/live.ts) invalidates through these keys; a conversation's summary and notes sit
 // under its key, so whatever refreshes it refreshes them too.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
 import { base64Of } from "../files.ts";
 import { contactKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
-import { nextCursor } from "./paging.ts";
+import { usePagedList } from "./paging.ts";
 
 export type ConversationPatch = Partial<{
   status: "open" | "resolved";
@@ -36,17 +36,12 @@ export function useUnreadTotal() {
 
 /** The inbox list for the filters, 50 a page. */
 export function useConversations(filters: URLSearchParams) {
-  return useInfiniteQuery({
-    queryKey: conversationKeys.list(filters.toString()),
-    queryFn: ({ pageParam }) => {
-      const page = new URLSearchParams(filters);
-      page.set("limit", "50");
-      if (pageParam) page.set("cursor", pageParam);
-      return api<ConversationPage>("GET", `/conversations?${page}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<ConversationPage>(
+    conversationKeys.list(filters.toString()),
+    "/conversations",
+    50,
+    filters,
+  );
 }
 
 /** One contact's conversations, newest activity first (a contact has one per channel it wrote on). */

@@ -1,22 +1,16 @@
 // Lists of contacts (/app/api/lists*): the lists page, a list and its members, and membership changes
 // (from the list's page or the contact's), each refreshing what shows it.
-import { type QueryKey, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ContactJson, ListJson, Page } from "../api-types.ts";
 import { contactKeys, listKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
-import { nextCursor } from "./paging.ts";
+import { usePagedList } from "./paging.ts";
 
 export { listKeys } from "./keys.ts";
 
 export function useListPages() {
-  return useInfiniteQuery({
-    queryKey: listKeys.pages(),
-    queryFn: ({ pageParam }) =>
-      api<Page<ListJson>>("GET", `/lists?limit=100${pageParam ? `&cursor=${pageParam}` : ""}`),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ListJson>>(listKeys.pages(), "/lists", 100);
 }
 
 /** Every list (one page of up to 200), for a select. */
@@ -36,16 +30,7 @@ export function useList(listId: string) {
 }
 
 export function useListMembers(listId: string) {
-  return useInfiniteQuery({
-    queryKey: listKeys.members(listId),
-    queryFn: ({ pageParam }) =>
-      api<Page<ContactJson>>(
-        "GET",
-        `/lists/${listId}/contacts?limit=50${pageParam ? `&cursor=${pageParam}` : ""}`,
-      ),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ContactJson>>(listKeys.members(listId), `/lists/${listId}/contacts`, 50);
 }
 
 /** What a list's change may show elsewhere: the list (with its members) and the lists page. */
