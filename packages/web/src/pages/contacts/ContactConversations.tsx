@@ -1,8 +1,9 @@
 // The contact page's conversations: one per channel the contact wrote on, newest activity first, each
 // a link into the inbox (whose contact panel links back here).
-import { Anchor, Group, Paper, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Group, Paper, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { PlainList } from "../../components/PlainList.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
@@ -29,7 +30,7 @@ export function ContactConversations({ contactId }: { contactId: string }) {
           No conversation yet.
         </Text>
       ) : (
-        <Stack gap={6} component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Conversations">
+        <PlainList gap={6} aria-label="Conversations">
           {rows.map((conv) => (
             <Group key={conv.id} component="li" gap="xs" wrap="nowrap">
               <ChannelIcon kind={conv.channelType} />
@@ -41,7 +42,7 @@ export function ContactConversations({ contactId }: { contactId: string }) {
               </Anchor>
             </Group>
           ))}
-        </Stack>
+        </PlainList>
       )}
     </Paper>
   );

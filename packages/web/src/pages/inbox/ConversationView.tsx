@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Group, Paper, ScrollArea, Select, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useRef } from "react";
 import { useSearchParams } from "react-router";
+import { PlainList } from "../../components/PlainList.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import type { ConversationEvent, FunctionCall, Message, Session } from "../../lib/api-types.ts";
@@ -263,7 +264,7 @@ function Thread({
   }, [found, target, last]);
   return (
     <ScrollArea.Autosize mah="calc(100vh - 400px)" type="auto" offsetScrollbars>
-      <Stack gap="sm" py="xs" component="ol" m={0} pl={0} style={{ listStyle: "none" }} aria-label="Messages">
+      <PlainList ordered gap="sm" py="xs" aria-label="Messages">
         {messages.length === 0 && (
           <Text c="dimmed" size="sm" ta="center">
             No messages yet.
@@ -298,7 +299,7 @@ function Thread({
             </li>
           ),
         )}
-      </Stack>
+      </PlainList>
       <div ref={end} />
     </ScrollArea.Autosize>
   );
