@@ -10,13 +10,13 @@ import {
   Table,
   Text,
   TextInput,
-  Title,
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link } from "react-router";
 import { FormModal } from "../../components/FormModal.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import type { Session, Subaccount } from "../../lib/api-types.ts";
 import { credits, fullTime } from "../../lib/format.ts";
@@ -38,12 +38,9 @@ export function AgencyPage({ session }: { session: Session }) {
   }
   return (
     <Stack gap="md">
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          Agency
-        </Title>
+      <PageHeader title="Agency">
         <Button onClick={() => setCreating(true)}>New sub-account</Button>
-      </Group>
+      </PageHeader>
       {ownerLink && (
         <Alert
           color="blue"

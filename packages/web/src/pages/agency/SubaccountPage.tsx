@@ -1,20 +1,10 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { credits, fullTime } from "../../lib/format.ts";
 import {
@@ -54,17 +44,11 @@ export function SubaccountPage() {
 
   return (
     <Stack gap="md" maw={900}>
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          {sub.name}
-        </Title>
+      <PageHeader title={sub.name}>
         <AssistButton sub={sub} size="sm" />
-      </Group>
+      </PageHeader>
       <SubaccountSummary sub={sub} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="grant-heading">
-        <Title order={2} size="h4" id="grant-heading" mb="sm">
-          Credits
-        </Title>
+      <Section title="Credits">
         {granting ? (
           <form
             onSubmit={(e) => {
@@ -106,11 +90,8 @@ export function SubaccountPage() {
         ) : (
           <Button onClick={() => setGranting(true)}>Grant credits</Button>
         )}
-      </Paper>
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="auto-heading">
-        <Title order={2} size="h4" id="auto-heading" mb={4}>
-          Auto-recharge
-        </Title>
+      </Section>
+      <Section title="Auto-recharge">
         <Text size="sm" c="dimmed" mb="sm">
           {sub.autoRecharge
             ? `On: below ${credits(sub.autoRecharge.threshold)} credits, your events URL is asked to grant ${credits(sub.autoRecharge.rechargeAmount)}.`
@@ -144,12 +125,9 @@ export function SubaccountPage() {
             </Button>
           )}
         </Group>
-      </Paper>
+      </Section>
       <SubaccountUsage subaccountId={sub.id} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="history-heading">
-        <Title order={2} size="h4" id="history-heading" mb="sm">
-          History
-        </Title>
+      <Section title="History">
         <PagedTable
           query={history}
           rows={history.data?.data}
@@ -176,7 +154,7 @@ export function SubaccountPage() {
             </>
           )}
         />
-      </Paper>
+      </Section>
     </Stack>
   );
 }

@@ -1,19 +1,9 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Paper,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Paper, Select, Stack, Switch, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { displayContactName } from "../../lib/contact-name.ts";
@@ -51,16 +41,15 @@ export function ContactPage({ session }: { session: Session }) {
 
   return (
     <Stack gap="md" maw={760}>
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          {displayContactName({ ...c, fromId: detail.data.fromId, channelType: detail.data.channelType })}
-        </Title>
+      <PageHeader
+        title={displayContactName({ ...c, fromId: detail.data.fromId, channelType: detail.data.channelType })}
+      >
         {conversationId && (
           <Button component={Link} to={`/inbox/${conversationId}`} variant="light">
             Open conversation
           </Button>
         )}
-      </Group>
+      </PageHeader>
       <Text size="sm" c="dimmed">
         Created {fullTime(c.createdAt)} · id {c.id}
       </Text>
@@ -89,10 +78,7 @@ export function ContactPage({ session }: { session: Session }) {
           onChange={(e) => toggleBot.mutate(e.currentTarget.checked)}
         />
       </Paper>
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="contact-lists">
-        <Title order={2} size="h4" id="contact-lists" mb="xs">
-          Lists
-        </Title>
+      <Section title="Lists">
         <Group gap="xs" mb="sm">
           {detail.data.lists.length === 0 && (
             <Text size="sm" c="dimmed">
@@ -142,12 +128,9 @@ export function ContactPage({ session }: { session: Session }) {
             Add
           </Button>
         </Group>
-      </Paper>
+      </Section>
       {canManage(session) && (
-        <Paper withBorder p="md" radius="md" component="section" aria-labelledby="danger">
-          <Title order={2} size="h4" id="danger" mb="xs">
-            Delete
-          </Title>
+        <Section title="Delete">
           <ConfirmButton
             triggerLabel="Delete contact…"
             title="Delete this contact for good?"
@@ -161,7 +144,7 @@ export function ContactPage({ session }: { session: Session }) {
             The contact, its conversation, every message and stored attachment are erased at once. This cannot
             be undone.
           </ConfirmButton>
-        </Paper>
+        </Section>
       )}
     </Stack>
   );

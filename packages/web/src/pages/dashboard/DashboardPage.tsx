@@ -2,6 +2,7 @@ import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Titl
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
@@ -74,9 +75,7 @@ export function DashboardPage() {
   ];
   return (
     <Stack gap="md">
-      <Title order={1} size="h2">
-        Dashboard
-      </Title>
+      <PageHeader title="Dashboard" />
       {broken.length > 0 && <BrokenChannels channels={broken} />}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
         <Paper withBorder p="md" radius="md">

@@ -1,10 +1,11 @@
-import { Button, Group, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Button, Group, Paper, Select, Stack, Table } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
 import { useNavigate, useParams } from "react-router";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { NameForm } from "../../components/NameForm.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import { contactName } from "../../lib/format.ts";
 import { useContactPicker } from "../../lib/queries/contacts.ts";
@@ -42,17 +43,12 @@ export function ListPage() {
 
   return (
     <Stack gap="md" maw={860}>
-      <Group justify="space-between" align="flex-start">
-        <div>
-          <Title order={1} size="h2">
-            {list.data.name}
-          </Title>
-          <Text size="sm" c="dimmed">
-            {list.data.memberCount} {list.data.memberCount === 1 ? "member" : "members"}
-          </Text>
-        </div>
+      <PageHeader
+        title={list.data.name}
+        subtitle={`${list.data.memberCount} ${list.data.memberCount === 1 ? "member" : "members"}`}
+      >
         <ListId id={list.data.id} />
-      </Group>
+      </PageHeader>
       <Paper withBorder p="sm" radius="md">
         {renaming ? (
           <NameForm

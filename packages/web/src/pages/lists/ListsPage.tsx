@@ -1,7 +1,8 @@
-import { Anchor, Button, Code, CopyButton, Group, Paper, Stack, Table, Title } from "@mantine/core";
+import { Anchor, Button, Code, CopyButton, Group, Paper, Stack, Table } from "@mantine/core";
 import { Link } from "react-router";
 import { NameForm } from "../../components/NameForm.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { fullTime } from "../../lib/format.ts";
 import { useCreateList, useListPages } from "../../lib/queries/lists.ts";
@@ -31,9 +32,7 @@ export function ListsPage() {
 
   return (
     <Stack gap="md">
-      <Title order={1} size="h2">
-        Lists
-      </Title>
+      <PageHeader title="Lists" />
       <Paper withBorder p="sm" radius="md">
         <NameForm
           label="List name"
