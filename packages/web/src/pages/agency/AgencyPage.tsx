@@ -1,6 +1,5 @@
 import {
   Alert,
-  Anchor,
   Button,
   Group,
   NumberInput,
@@ -13,8 +12,8 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { Link } from "react-router";
 import { FormModal } from "../../components/FormModal.tsx";
+import { LinkCell } from "../../components/LinkCell.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
@@ -74,11 +73,7 @@ export function AgencyPage({ session }: { session: Session }) {
         minWidth={820}
         cells={(s) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/agency/${s.id}`}>
-                {s.name}
-              </Anchor>
-            </Table.Td>
+            <LinkCell to={`/agency/${s.id}`}>{s.name}</LinkCell>
             <Table.Td>{s.email}</Table.Td>
             <Table.Td>
               <ClientStatus sub={s} />

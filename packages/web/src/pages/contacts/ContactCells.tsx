@@ -1,7 +1,7 @@
 // A contact's first columns in a table (the contacts page, a list's members): its name as a link to
 // its page, then its phone and email.
-import { Anchor, Table } from "@mantine/core";
-import { Link } from "react-router";
+import { Table } from "@mantine/core";
+import { LinkCell } from "../../components/LinkCell.tsx";
 
 export function ContactCells({
   contact,
@@ -13,11 +13,7 @@ export function ContactCells({
 }) {
   return (
     <>
-      <Table.Td>
-        <Anchor component={Link} to={`/contacts/${contact.id}`}>
-          {name}
-        </Anchor>
-      </Table.Td>
+      <LinkCell to={`/contacts/${contact.id}`}>{name}</LinkCell>
       <Table.Td>{contact.phone ?? "—"}</Table.Td>
       <Table.Td>{contact.email ?? "—"}</Table.Td>
     </>

@@ -1,5 +1,5 @@
-import { Anchor, Button, Code, CopyButton, Group, Paper, Stack, Table } from "@mantine/core";
-import { Link } from "react-router";
+import { Button, Code, CopyButton, Group, Paper, Stack, Table } from "@mantine/core";
+import { LinkCell } from "../../components/LinkCell.tsx";
 import { NameForm } from "../../components/NameForm.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
@@ -58,11 +58,7 @@ export function ListsPage() {
         minWidth={600}
         cells={(l) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/lists/${l.id}`}>
-                {l.name}
-              </Anchor>
-            </Table.Td>
+            <LinkCell to={`/lists/${l.id}`}>{l.name}</LinkCell>
             <Table.Td>{l.memberCount}</Table.Td>
             <Table.Td>
               <ListId id={l.id} />
