@@ -9,8 +9,10 @@ type FromResult<T, Data, Vars> = T | ((data: Data, vars: Vars) => T);
 
 export interface AppMutationOptions<Data, Vars> {
   mutationFn: (vars: Vars) => Promise<Data>;
-  /** The notification once it succeeded. */
-  notice?: FromResult<string, Data, Vars>;
+  /** The notification once it succeeded (none when it works out to undefined). */
+  notice?: FromResult<string | undefined, Data, Vars>;
+  /** The query whose cached data the answer replaces (the server answers the saved state). */
+  replaces?: FromResult<QueryKey, Data, Vars>;
   /** The queries (key prefixes) to refetch once it succeeded. */
   invalidates?: FromResult<QueryKey[], Data, Vars>;
   /** A failure becomes an error notification (switches, row buttons: nothing else would show it). */
@@ -25,16 +27,18 @@ function resolve<T, Data, Vars>(value: FromResult<T, Data, Vars>, data: Data, va
 
 export function useAppMutation<Data = unknown, Vars = void>(options: AppMutationOptions<Data, Vars>) {
   const client = useQueryClient();
-  const { mutationFn, notice, invalidates, notifyError, onSuccess } = options;
+  const { mutationFn, notice, replaces, invalidates, notifyError, onSuccess } = options;
   return useMutation({
     mutationFn,
     onSuccess: (data: Data, vars: Vars) => {
-      if (notice !== undefined) notify(resolve(notice, data, vars));
+      const message = notice === undefined ? undefined : resolve(notice, data, vars);
+      if (message !== undefined) notify(message);
+      if (replaces !== undefined) client.setQueryData(resolve(replaces, data, vars), data);
       for (const queryKey of invalidates === undefined ? [] : resolve(invalidates, data, vars)) {
         void client.invalidateQueries({ queryKey });
       }
       onSuccess?.(data, vars);
     },
-    onError: notifyError ? (err: unknown) => notify(errorMessage(err), "error") : undefined,
+    onError: notifyError ? (err: Error) => notify(errorMessage(err), "error") : undefined,
   });
 }
