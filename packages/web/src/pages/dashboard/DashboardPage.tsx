@@ -2,6 +2,7 @@ import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Titl
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
+import { DataTable, numeric } from "../../components/DataTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
@@ -158,35 +159,35 @@ function ByChannel({ rows }: { rows: ChannelFigures[] }) {
         Last 30 days, per channel: your own integration (the custom channel) and each built-in channel.
       </Text>
       <Table.ScrollContainer minWidth={560}>
-        <Table aria-label="Messages by channel" verticalSpacing={6}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Channel</Table.Th>
-              <Table.Th ta="right">Incoming</Table.Th>
-              <Table.Th ta="right">Outgoing</Table.Th>
-              <Table.Th ta="right">Sent</Table.Th>
-              <Table.Th ta="right">Failed</Table.Th>
-              <Table.Th ta="right">Bot answers</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.channelId ?? "custom"}>
-                <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <ChannelIcon kind={r.channelType} />
-                    <Text size="sm">{r.name ?? channelKindLabel(r.channelType)}</Text>
-                  </Group>
-                </Table.Td>
-                <Table.Td ta="right">{r.inbound}</Table.Td>
-                <Table.Td ta="right">{r.outbound}</Table.Td>
-                <Table.Td ta="right">{r.sent}</Table.Td>
-                <Table.Td ta="right">{r.failed}</Table.Td>
-                <Table.Td ta="right">{r.botAnswers}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          aria-label="Messages by channel"
+          verticalSpacing={6}
+          columns={[
+            "Channel",
+            numeric("Incoming"),
+            numeric("Outgoing"),
+            numeric("Sent"),
+            numeric("Failed"),
+            numeric("Bot answers"),
+          ]}
+          rows={rows}
+          rowKey={(r) => r.channelId ?? "custom"}
+          cells={(r) => (
+            <>
+              <Table.Td>
+                <Group gap={6} wrap="nowrap">
+                  <ChannelIcon kind={r.channelType} />
+                  <Text size="sm">{r.name ?? channelKindLabel(r.channelType)}</Text>
+                </Group>
+              </Table.Td>
+              <Table.Td ta="right">{r.inbound}</Table.Td>
+              <Table.Td ta="right">{r.outbound}</Table.Td>
+              <Table.Td ta="right">{r.sent}</Table.Td>
+              <Table.Td ta="right">{r.failed}</Table.Td>
+              <Table.Td ta="right">{r.botAnswers}</Table.Td>
+            </>
+          )}
+        />
       </Table.ScrollContainer>
     </Paper>
   );
@@ -211,30 +212,26 @@ function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: Ll
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={360}>
-          <Table aria-label="Bot functions" verticalSpacing={6}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Function</Table.Th>
-                <Table.Th ta="right">Calls</Table.Th>
-                <Table.Th ta="right">Failures</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((r) => (
-                <Table.Tr key={r.name}>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {r.name}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td ta="right">{count.format(r.calls)}</Table.Td>
-                  <Table.Td ta="right" c={r.failures > 0 ? "red.9" : undefined}>
-                    {count.format(r.failures)}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            aria-label="Bot functions"
+            verticalSpacing={6}
+            columns={["Function", numeric("Calls"), numeric("Failures")]}
+            rows={rows}
+            rowKey={(r) => r.name}
+            cells={(r) => (
+              <>
+                <Table.Td>
+                  <Text size="sm" ff="monospace">
+                    {r.name}
+                  </Text>
+                </Table.Td>
+                <Table.Td ta="right">{count.format(r.calls)}</Table.Td>
+                <Table.Td ta="right" c={r.failures > 0 ? "red.9" : undefined}>
+                  {count.format(r.failures)}
+                </Table.Td>
+              </>
+            )}
+          />
         </Table.ScrollContainer>
       )}
       {tokens && (
