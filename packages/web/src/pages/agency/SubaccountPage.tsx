@@ -91,12 +91,14 @@ export function SubaccountPage() {
           <Button onClick={() => setGranting(true)}>Grant credits</Button>
         )}
       </Section>
-      <Section title="Auto-recharge">
-        <Text size="sm" c="dimmed" mb="sm">
-          {sub.autoRecharge
+      <Section
+        title="Auto-recharge"
+        description={
+          sub.autoRecharge
             ? `On: below ${credits(sub.autoRecharge.threshold)} credits, your events URL is asked to grant ${credits(sub.autoRecharge.rechargeAmount)}.`
-            : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."}
-        </Text>
+            : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."
+        }
+      >
         {noEventsUrl && (
           <Alert color="yellow" title="No events URL" role="status" mb="xs">
             Your account has no events URL, so an auto-recharge event reaches nobody and the balance is not

@@ -1,9 +1,10 @@
 // The contact page's conversations: one per channel the contact wrote on, newest activity first, each
 // a link into the inbox (whose contact panel links back here).
-import { Anchor, Group, Paper, Text, Title } from "@mantine/core";
+import { Anchor, Group, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { PlainList } from "../../components/PlainList.tsx";
+import { Section } from "../../components/Section.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
@@ -13,10 +14,7 @@ export function ContactConversations({ contactId }: { contactId: string }) {
   const conversations = useContactConversations(contactId);
   const rows = conversations.data?.data ?? [];
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="contact-conversations">
-      <Title order={2} size="h4" id="contact-conversations" mb="xs">
-        Conversations
-      </Title>
+    <Section title="Conversations">
       {conversations.isPending ? (
         <Text size="sm" c="dimmed">
           Loading the conversations…
@@ -44,6 +42,6 @@ export function ContactConversations({ contactId }: { contactId: string }) {
           ))}
         </PlainList>
       )}
-    </Paper>
+    </Section>
   );
 }

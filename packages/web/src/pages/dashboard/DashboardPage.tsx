@@ -1,9 +1,10 @@
-import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
 import { DataTable, numeric } from "../../components/DataTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
@@ -151,13 +152,10 @@ function BrokenChannels({ channels }: { channels: Channel[] }) {
 /** The 30 days' messages split by channel, as a table (exact figures, readable by screen readers). */
 function ByChannel({ rows }: { rows: ChannelFigures[] }) {
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="by-channel-title">
-      <Title order={2} size="h4" mb={4} id="by-channel-title">
-        Messages by channel
-      </Title>
-      <Text size="sm" c="dimmed" mb="sm">
-        Last 30 days, per channel: your own integration (the custom channel) and each built-in channel.
-      </Text>
+    <Section
+      title="Messages by channel"
+      description="Last 30 days, per channel: your own integration (the custom channel) and each built-in channel."
+    >
       <Table.ScrollContainer minWidth={560}>
         <DataTable
           aria-label="Messages by channel"
@@ -189,7 +187,7 @@ function ByChannel({ rows }: { rows: ChannelFigures[] }) {
           )}
         />
       </Table.ScrollContainer>
-    </Paper>
+    </Section>
   );
 }
 
@@ -198,14 +196,10 @@ const count = new Intl.NumberFormat();
 /** The LLM bot's function calls and token use over the 30 days. */
 function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: LlmTokens | null }) {
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="bot-functions-title">
-      <Title order={2} size="h4" mb={4} id="bot-functions-title">
-        Bot functions
-      </Title>
-      <Text size="sm" c="dimmed" mb="sm">
-        Last 30 days: how often the LLM bot called each of your campaigns' functions, and how often the call
-        failed (an error, a timeout or invalid arguments).
-      </Text>
+    <Section
+      title="Bot functions"
+      description="Last 30 days: how often the LLM bot called each of your campaigns' functions, and how often the call failed (an error, a timeout or invalid arguments)."
+    >
       {rows.length === 0 ? (
         <Text size="sm" c="dimmed">
           No function calls yet. Add functions to a campaign that uses the LLM engine.
@@ -239,6 +233,6 @@ function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: Ll
           LLM tokens: {count.format(tokens.input)} in, {count.format(tokens.output)} out
         </Text>
       )}
-    </Paper>
+    </Section>
   );
 }
