@@ -1,7 +1,8 @@
 // The toolbar of a selection (contacts, conversations): how many are selected, the actions on them, a
 // way to clear it; the dialogs the actions open go in `children`.
 import { Button, Group, Paper, Text, TextInput } from "@mantine/core";
-import { type ReactNode, useState } from "react";
+import { useForm } from "@mantine/form";
+import type { ReactNode } from "react";
 import { FormModal } from "./FormModal.tsx";
 
 export function BulkToolbar(props: {
@@ -36,22 +37,22 @@ export function BulkLabelDialog(props: {
   loading: boolean;
   apply: (label: string, done: () => void) => void;
 }) {
-  const [label, setLabel] = useState("");
+  const form = useForm({ initialValues: { label: "" } });
+  const label = form.values.label.trim();
   return (
     <FormModal
       opened={props.opened}
       onClose={props.onClose}
       title={props.title}
       submitLabel="Apply label"
-      submitDisabled={!label.trim()}
+      submitDisabled={!label}
       loading={props.loading}
-      onSubmit={() => props.apply(label.trim(), () => setLabel(""))}
+      onSubmit={() => props.apply(label, () => form.reset())}
     >
       <TextInput
         label="Label"
         placeholder="For example vip"
-        value={label}
-        onChange={(e) => setLabel(e.currentTarget.value)}
+        {...form.getInputProps("label")}
         maxLength={50}
         data-autofocus
       />

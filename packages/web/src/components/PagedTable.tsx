@@ -1,5 +1,6 @@
 import { Button, Checkbox, Table } from "@mantine/core";
 import type { ReactNode } from "react";
+import { type Column, DataTable } from "./DataTable.tsx";
 import { ErrorState, LoadingState } from "./States.tsx";
 
 /** What the table needs of a query (useQuery or useInfiniteQuery): its state, and more pages if any. */
@@ -50,6 +51,20 @@ export function PagedTable<Row extends { id: string }>(props: {
     else next.delete(id);
     selection.onChange(next);
   };
+  const selectAll: Column = {
+    key: "select-all",
+    w: 40,
+    label: selection && (
+      <Checkbox
+        aria-label="Select all on this page"
+        checked={selectedShown > 0 && selectedShown === shown.length}
+        indeterminate={selectedShown > 0 && selectedShown < shown.length}
+        onChange={(e) =>
+          selection.onChange(e.currentTarget.checked ? new Set(shown.map((r) => r.id)) : new Set())
+        }
+      />
+    ),
+  };
   return (
     <>
       {query.isPending && <LoadingState label={props.loadingLabel} />}
@@ -57,45 +72,28 @@ export function PagedTable<Row extends { id: string }>(props: {
       {rows && rows.length === 0 && props.empty}
       {rows && rows.length > 0 && (
         <Table.ScrollContainer minWidth={props.minWidth}>
-          <Table striped highlightOnHover={props.highlightOnHover} aria-label={props.label}>
-            <Table.Thead>
-              <Table.Tr>
+          <DataTable
+            striped
+            highlightOnHover={props.highlightOnHover}
+            aria-label={props.label}
+            columns={selection ? [selectAll, ...props.columns] : props.columns}
+            rows={rows}
+            rowKey={(row) => row.id}
+            cells={(row) => (
+              <>
                 {selection && (
-                  <Table.Th w={40}>
+                  <Table.Td>
                     <Checkbox
-                      aria-label="Select all on this page"
-                      checked={selectedShown > 0 && selectedShown === shown.length}
-                      indeterminate={selectedShown > 0 && selectedShown < shown.length}
-                      onChange={(e) =>
-                        selection.onChange(
-                          e.currentTarget.checked ? new Set(shown.map((r) => r.id)) : new Set(),
-                        )
-                      }
+                      aria-label={`Select ${selection.rowName(row)}`}
+                      checked={selection.selected.has(row.id)}
+                      onChange={(e) => toggle(row.id, e.currentTarget.checked)}
                     />
-                  </Table.Th>
+                  </Table.Td>
                 )}
-                {props.columns.map((column) => (
-                  <Table.Th key={column}>{column}</Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((row) => (
-                <Table.Tr key={row.id}>
-                  {selection && (
-                    <Table.Td>
-                      <Checkbox
-                        aria-label={`Select ${selection.rowName(row)}`}
-                        checked={selection.selected.has(row.id)}
-                        onChange={(e) => toggle(row.id, e.currentTarget.checked)}
-                      />
-                    </Table.Td>
-                  )}
-                  {props.cells(row)}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+                {props.cells(row)}
+              </>
+            )}
+          />
         </Table.ScrollContainer>
       )}
       {query.hasNextPage && (

@@ -1,10 +1,10 @@
 // An agency's sub-accounts (/app/api/subaccounts*): the list, one's credit history, and the credits
 // the agency grants.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { CreditTransaction, Page, Subaccount } from "../api-types.ts";
 import { credits } from "../format.ts";
-import { notify } from "../notify.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export const agencyKeys = {
   subaccounts: ["subaccounts"] as const,
@@ -29,72 +29,54 @@ export function useCreditTransactions(subaccountId: string) {
 
 /** Creates a sub-account; the answer carries its owner's invite link (shown once). */
 export function useCreateSubaccount() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: { email: string; name?: string }) =>
       api<Subaccount & { ownerInvite: { url: string } }>("POST", "/subaccounts", body),
-    onSuccess: (s) => {
-      notify(`Sub-account ${s.name} created`);
-      void client.invalidateQueries({ queryKey: agencyKeys.subaccounts });
-    },
+    notice: (s) => `Sub-account ${s.name} created`,
+    invalidates: [agencyKeys.subaccounts],
   });
 }
 
-function useRefreshSubaccount(subaccountId: string) {
-  const client = useQueryClient();
-  return () => {
-    void client.invalidateQueries({ queryKey: agencyKeys.subaccounts });
-    void client.invalidateQueries({ queryKey: agencyKeys.subaccount(subaccountId) });
-  };
+/** What a sub-account's change may show elsewhere: the agency page and the sub-account's own. */
+function subaccountRefreshKeys(subaccountId: string): QueryKey[] {
+  return [agencyKeys.subaccounts, agencyKeys.subaccount(subaccountId)];
 }
 
 export function useGrantCredits(subaccountId: string) {
-  const refresh = useRefreshSubaccount(subaccountId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (grant: { amount: number; description: string | null }) =>
       api<{ new_balance: number }>("POST", `/subaccounts/${subaccountId}/credits`, grant),
-    onSuccess: (r) => {
-      notify(`Granted. New balance: ${credits(r.new_balance)} credits`);
-      refresh();
-    },
+    notice: (r) => `Granted. New balance: ${credits(r.new_balance)} credits`,
+    invalidates: subaccountRefreshKeys(subaccountId),
   });
 }
 
 /** Turns auto-recharge on (with its threshold and amount) or off (null). */
 export function useSetAutoRecharge(subaccountId: string) {
-  const refresh = useRefreshSubaccount(subaccountId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (rule: { threshold: number; rechargeAmount: number } | null) =>
       rule
         ? api("PUT", `/subaccounts/${subaccountId}/auto-recharge`, rule)
         : api("DELETE", `/subaccounts/${subaccountId}/auto-recharge`),
-    onSuccess: () => {
-      notify("Auto-recharge updated");
-      refresh();
-    },
+    notice: "Auto-recharge updated",
+    invalidates: subaccountRefreshKeys(subaccountId),
   });
 }
 
 /** Suspends (true) or resumes (false) a sub-account: its key and sessions are refused while suspended. */
 export function useSetSuspended(subaccountId: string) {
-  const refresh = useRefreshSubaccount(subaccountId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (suspended: boolean) =>
       api<Subaccount>("POST", `/subaccounts/${subaccountId}/${suspended ? "suspend" : "resume"}`),
-    onSuccess: (s) => {
-      notify(s.status === "suspended" ? `${s.name} is suspended` : `${s.name} is active again`);
-      refresh();
-    },
+    notice: (s) => (s.status === "suspended" ? `${s.name} is suspended` : `${s.name} is active again`),
+    invalidates: subaccountRefreshKeys(subaccountId),
   });
 }
 
 export function useRenameSubaccount(subaccountId: string) {
-  const refresh = useRefreshSubaccount(subaccountId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (name: string) => api<Subaccount>("PATCH", `/subaccounts/${subaccountId}`, { name }),
-    onSuccess: (s) => {
-      notify(`Renamed to ${s.name}`);
-      refresh();
-    },
+    notice: (s) => `Renamed to ${s.name}`,
+    invalidates: subaccountRefreshKeys(subaccountId),
   });
 }

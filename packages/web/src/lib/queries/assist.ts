@@ -1,10 +1,10 @@
 // Agency assist (/app/api/assist*): the header's client switcher, starting, moving and ending an
 // assist, and a client's "Allow agency assist" switch and audit log.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { ApiResponse, Page } from "../api-types.ts";
-import { notify } from "../notify.ts";
-import { nextCursor } from "./paging.ts";
+import { useAppMutation } from "./mutation.ts";
+import { usePagedList } from "./paging.ts";
 
 export type AssistClient = ApiResponse<"appListAssistClients">["data"][number];
 export type AuditEntry = ApiResponse<"appListAuditLog">["data"][number];
@@ -34,10 +34,10 @@ function reloadAt(path: string): void {
 }
 
 export function useStartAssist() {
-  return useMutation({
+  return useAppMutation({
     mutationFn: (accountId: string) => api<ApiResponse<"appStartAssist">>("POST", "/assist", { accountId }),
     onSuccess: () => reloadAt("/dashboard"),
-    onError: (err) => notify(errorMessage(err), "error"),
+    notifyError: true,
   });
 }
 
@@ -56,24 +56,15 @@ export function useAssistSettings() {
 }
 
 export function useSetAssistAllowed() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (allowed: boolean) =>
       api<ApiResponse<"appSetAssistSettings">>("PUT", "/settings/assist", { allowed }),
-    onSuccess: (s) => {
-      client.setQueryData(keys.settings, s);
-      notify(s.allowed ? "Your agency can assist this account" : "Agency assist is off");
-    },
+    notice: (s) => (s.allowed ? "Your agency can assist this account" : "Agency assist is off"),
+    replaces: keys.settings,
   });
 }
 
 /** The audit log, newest first, 50 a page. */
 export function useAuditLog() {
-  return useInfiniteQuery({
-    queryKey: keys.audit,
-    queryFn: ({ pageParam }) =>
-      api<Page<AuditEntry>>("GET", `/audit-log?limit=50${pageParam ? `&cursor=${pageParam}` : ""}`),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<AuditEntry>>(keys.audit, "/audit-log", 50);
 }

@@ -1,7 +1,7 @@
 // Campaigns (/app/api/campaigns*): the list, one campaign with its figures, and the changes and tries
 // made on it. A campaign's stats and skipped members sit under its key: refreshing it refreshes them.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type {
   Campaign,
   CampaignSummary,
@@ -13,7 +13,7 @@ import type {
   SavedKnowledge,
   SkippedMember,
 } from "../api-types.ts";
-import { notify } from "../notify.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export const campaignKeys = {
   all: ["campaigns"] as const,
@@ -64,46 +64,38 @@ export function useSkippedMembers(campaignId: string, enabled: boolean) {
 }
 
 export function useCreateCampaign() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (name: string) => api<Campaign>("POST", "/campaigns", { name }),
-    onSuccess: () => void client.invalidateQueries({ queryKey: campaignKeys.all }),
+    invalidates: [campaignKeys.all],
   });
 }
 
 /** The campaign page's Save: the answer replaces the cached campaign. */
 export function useUpdateCampaign(campaignId: string) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: Record<string, unknown>) => api<Campaign>("PATCH", `/campaigns/${campaignId}`, body),
-    onSuccess: (saved) => {
-      notify("Campaign saved");
-      client.setQueryData(campaignKeys.detail(campaignId), saved);
-      void client.invalidateQueries({ queryKey: campaignKeys.all });
-    },
+    notice: "Campaign saved",
+    replaces: campaignKeys.detail(campaignId),
+    invalidates: [campaignKeys.all],
   });
 }
 
 /** The outgoing message's settings (a part of the campaign). */
 export function useUpdateOutgoing(campaignId: string) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (outgoing: Record<string, unknown>) => api("PATCH", `/campaigns/${campaignId}`, { outgoing }),
-    onSuccess: () => {
-      notify("Outgoing message saved");
-      void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) });
-    },
+    notice: "Outgoing message saved",
+    invalidates: [campaignKeys.detail(campaignId)],
   });
 }
 
 /** Starts or pauses sending the outgoing message. */
 export function useOutgoingAction(campaignId: string) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (action: "start" | "pause") =>
       api<OutgoingStats>("POST", `/campaigns/${campaignId}/${action}`),
-    onSuccess: () => void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) }),
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: [campaignKeys.detail(campaignId)],
+    notifyError: true,
   });
 }
 
@@ -127,21 +119,16 @@ export type KnowledgeSave = { question: string; answer: string } | { question: s
 
 /** Saves a question and answer from the inbox into the campaign's knowledge, and says what changed. */
 export function useSaveKnowledge(campaignId: string, campaignName: string | undefined) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: KnowledgeSave) =>
       api<SavedKnowledge>("POST", `/campaigns/${campaignId}/knowledge`, body),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: campaignKeys.detail(campaignId) });
-      notify(
-        saved.change === "unchanged"
-          ? `“${saved.entry.question}” already had this phrasing.`
-          : saved.change === "entry_created"
-            ? `Saved as a new entry of ${campaignName ?? "the campaign"}.`
-            : `Saved as another way to ask “${saved.entry.question}”.`,
-        "success",
-      );
-    },
+    notice: (saved) =>
+      saved.change === "unchanged"
+        ? `“${saved.entry.question}” already had this phrasing.`
+        : saved.change === "entry_created"
+          ? `Saved as a new entry of ${campaignName ?? "the campaign"}.`
+          : `Saved as another way to ask “${saved.entry.question}”.`,
+    invalidates: [campaignKeys.detail(campaignId)],
   });
 }
 

@@ -1,17 +1,12 @@
 // Canned replies (/app/api/canned-replies): Settings → Canned replies edits them, the reply box lists
 // them after "/". One key: every change refreshes both.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
-import { notify } from "../notify.ts";
+import type { ApiResponse } from "../api-types.ts";
+import { useAppMutation } from "./mutation.ts";
 
-export interface CannedReply {
-  id: string;
-  shortcut: string;
-  title: string;
-  body: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** One canned reply, as the server lists it. */
+export type CannedReply = ApiResponse<"appListCannedReplies">["data"][number];
 
 export type CannedReplyInput = Pick<CannedReply, "shortcut" | "title" | "body">;
 
@@ -28,26 +23,21 @@ export function useCannedReplies(options: { enabled?: boolean } = {}) {
 }
 
 export function useSaveCannedReply() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: ({ id, ...input }: CannedReplyInput & { id?: string }) =>
       id
         ? api<CannedReply>("PATCH", `/canned-replies/${id}`, input)
         : api<CannedReply>("POST", "/canned-replies", input),
-    onSuccess: (saved, { id }) => {
-      notify(id ? `Canned reply /${saved.shortcut} saved` : `Canned reply /${saved.shortcut} added`);
-      void client.invalidateQueries({ queryKey: cannedReplyKeys.all });
-    },
+    notice: (saved, { id }) =>
+      id ? `Canned reply /${saved.shortcut} saved` : `Canned reply /${saved.shortcut} added`,
+    invalidates: [cannedReplyKeys.all],
   });
 }
 
 export function useDeleteCannedReply() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (reply: CannedReply) => api("DELETE", `/canned-replies/${reply.id}`),
-    onSuccess: (_, reply) => {
-      notify(`Canned reply /${reply.shortcut} deleted`);
-      void client.invalidateQueries({ queryKey: cannedReplyKeys.all });
-    },
+    notice: (_, reply) => `Canned reply /${reply.shortcut} deleted`,
+    invalidates: [cannedReplyKeys.all],
   });
 }

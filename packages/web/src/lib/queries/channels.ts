@@ -5,6 +5,7 @@ import { api, errorMessage } from "../api.ts";
 import type { Channel, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
 import { dashboardKeys } from "./dashboard.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export const channelKeys = {
   all: ["channels"] as const,
@@ -20,15 +21,11 @@ export function useChannels() {
 
 /** Creates a channel (`id` null) or saves one; "… saved" for a change, the caller says the rest. */
 export function useSaveChannel(id: string | null, options: { refreshDashboard?: boolean } = {}) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: Record<string, unknown>) =>
       id ? api<Channel>("PATCH", `/channels/${id}`, body) : api<Channel>("POST", "/channels", body),
-    onSuccess: (saved) => {
-      void client.invalidateQueries({ queryKey: channelKeys.all });
-      if (options.refreshDashboard) void client.invalidateQueries({ queryKey: dashboardKeys.all });
-      if (id) notify(`${saved.name} saved`);
-    },
+    notice: (saved) => (id ? `${saved.name} saved` : undefined),
+    invalidates: options.refreshDashboard ? [channelKeys.all, dashboardKeys.all] : [channelKeys.all],
   });
 }
 
@@ -59,12 +56,9 @@ export function useToggleChannel(channel: Channel) {
 }
 
 export function useDeleteChannel(channel: Channel) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api("DELETE", `/channels/${channel.id}`),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: channelKeys.all });
-      notify(`${channel.name} deleted`);
-    },
+    notice: `${channel.name} deleted`,
+    invalidates: [channelKeys.all],
   });
 }

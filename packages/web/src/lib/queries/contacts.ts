@@ -1,12 +1,12 @@
 // Contacts (/app/api/contacts*): the list pages, one contact, and the changes made from the app. One
 // key factory, so the pages, the list membership and the imports refresh exactly what they change.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { ChannelKind, ContactJson, Page } from "../api-types.ts";
-import { notify } from "../notify.ts";
 import { conversationKeys } from "./conversations.ts";
 import { contactKeys, listKeys } from "./keys.ts";
-import { nextCursor } from "./paging.ts";
+import { useAppMutation } from "./mutation.ts";
+import { usePagedList } from "./paging.ts";
 
 /** Where the contact last wrote: an unnamed chat contact is named by them (lib/contact-name.ts). */
 export interface ContactChannel {
@@ -29,17 +29,7 @@ export { contactKeys } from "./keys.ts";
 
 /** Contacts matching the search, 50 a page. */
 export function useContacts(filters: URLSearchParams) {
-  return useInfiniteQuery({
-    queryKey: contactKeys.list(filters.toString()),
-    queryFn: ({ pageParam }) => {
-      const page = new URLSearchParams(filters);
-      page.set("limit", "50");
-      if (pageParam) page.set("cursor", pageParam);
-      return api<Page<ContactRow>>("GET", `/contacts?${page}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ContactRow>>(contactKeys.list(filters.toString()), "/contacts", 50, filters);
 }
 
 /** The first 20 contacts matching `search`: the choices of a list's "add a contact". */
@@ -62,75 +52,55 @@ export function useContact(contactId: string) {
 }
 
 /** What a contact's change may show elsewhere: the contact, the contact list, list member counts. */
-export function useRefreshContact() {
-  const client = useQueryClient();
-  return (contactId: string) => {
-    void client.invalidateQueries({ queryKey: contactKeys.detail(contactId) });
-    void client.invalidateQueries({ queryKey: contactKeys.all });
-    void client.invalidateQueries({ queryKey: listKeys.all });
-  };
+function contactRefreshKeys(contactId: string): QueryKey[] {
+  return [contactKeys.detail(contactId), contactKeys.all, listKeys.all];
 }
 
 /** Creates a contact, or answers the one with the same phone (`created: false`). */
 export function useCreateContact() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api<ContactJson & { created: boolean }>("POST", "/contacts", body),
-    onSuccess: (c) => {
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-      notify(c.created ? "Contact created" : "A contact with this phone already exists: here it is");
-    },
+    invalidates: [contactKeys.all],
+    notice: (c) => (c.created ? "Contact created" : "A contact with this phone already exists: here it is"),
   });
 }
 
 /** The contact's details (from its form): "Contact updated"; errors go back to the form. */
 export function useUpdateContact(contactId: string) {
-  const refresh = useRefreshContact();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: Record<string, unknown>) => api("PATCH", `/contacts/${contactId}`, body),
-    onSuccess: () => {
-      notify("Contact updated");
-      refresh(contactId);
-    },
+    notice: "Contact updated",
+    invalidates: contactRefreshKeys(contactId),
   });
 }
 
 /** Whether the bot answers the contact (a switch: an error is a notification). */
 export function useSetContactBot(contactId: string) {
-  const refresh = useRefreshContact();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (botActive: boolean) => api("PATCH", `/contacts/${contactId}`, { botActive }),
-    onSuccess: () => refresh(contactId),
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: contactRefreshKeys(contactId),
+    notifyError: true,
   });
 }
 
 /** The contact's labels, edited inline (the inbox's contact panel): an error is a notification. */
 export function useSetContactLabels(contactId: string) {
-  const refresh = useRefreshContact();
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (labels: string[]) => api<ContactJson>("PATCH", `/contacts/${contactId}`, { labels }),
-    onSuccess: () => {
-      refresh(contactId);
-      // The inbox filters by label.
-      void client.invalidateQueries({ queryKey: conversationKeys.all });
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
+    // The inbox filters by label.
+    invalidates: [...contactRefreshKeys(contactId), conversationKeys.all],
+    notifyError: true,
   });
 }
 
 export function useDeleteContact(contactId: string) {
   const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api("DELETE", `/contacts/${contactId}`),
-    onSuccess: () => {
-      notify("Contact deleted with its conversation and messages");
-      client.removeQueries({ queryKey: contactKeys.detail(contactId) });
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-      void client.invalidateQueries({ queryKey: conversationKeys.all });
-    },
+    notice: "Contact deleted with its conversation and messages",
+    invalidates: [contactKeys.all, conversationKeys.all],
+    onSuccess: () => client.removeQueries({ queryKey: contactKeys.detail(contactId) }),
   });
 }
 
@@ -144,25 +114,19 @@ export interface BulkResult {
 
 /** Labels, unlabels or deletes the selected contacts in one call; refreshes what shows them. */
 export function useBulkContacts() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: { ids: string[]; action: ContactBulkAction; label?: string }) =>
       api<BulkResult>("POST", "/contacts/bulk", body),
-    onSuccess: (result, { action, label }) => {
+    notice: (result, { action, label }) => {
       const n = `${result.updated} ${result.updated === 1 ? "contact" : "contacts"}`;
-      notify(
-        action === "delete"
-          ? `${n} deleted with their conversations and messages`
-          : action === "label"
-            ? `Label "${label}" added to ${n}`
-            : `Label "${label}" removed from ${n}`,
-      );
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-      void client.invalidateQueries({ queryKey: ["contact"] });
-      void client.invalidateQueries({ queryKey: listKeys.all });
-      // The inbox filters by label, and erased contacts take their conversations with them.
-      void client.invalidateQueries({ queryKey: conversationKeys.all });
+      return action === "delete"
+        ? `${n} deleted with their conversations and messages`
+        : action === "label"
+          ? `Label "${label}" added to ${n}`
+          : `Label "${label}" removed from ${n}`;
     },
-    onError: (err) => notify(errorMessage(err), "error"),
+    // The inbox filters by label, and erased contacts take their conversations with them.
+    invalidates: [contactKeys.all, ["contact"], listKeys.all, conversationKeys.all],
+    notifyError: true,
   });
 }

@@ -1,13 +1,13 @@
 // The inbox (/app/api/conversations*): the list, one conversation, and what the app changes on it. The
 // live stream (lib/live.ts) invalidates through these keys; a conversation's summary and notes sit
 // under its key, so whatever refreshes it refreshes them too.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
 import { base64Of } from "../files.ts";
-import { notify } from "../notify.ts";
 import { contactKeys } from "./keys.ts";
-import { nextCursor } from "./paging.ts";
+import { useAppMutation } from "./mutation.ts";
+import { usePagedList } from "./paging.ts";
 
 export type ConversationPatch = Partial<{
   status: "open" | "resolved";
@@ -36,17 +36,12 @@ export function useUnreadTotal() {
 
 /** The inbox list for the filters, 50 a page. */
 export function useConversations(filters: URLSearchParams) {
-  return useInfiniteQuery({
-    queryKey: conversationKeys.list(filters.toString()),
-    queryFn: ({ pageParam }) => {
-      const page = new URLSearchParams(filters);
-      page.set("limit", "50");
-      if (pageParam) page.set("cursor", pageParam);
-      return api<ConversationPage>("GET", `/conversations?${page}`);
-    },
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<ConversationPage>(
+    conversationKeys.list(filters.toString()),
+    "/conversations",
+    50,
+    filters,
+  );
 }
 
 /** One contact's conversations, newest activity first (a contact has one per channel it wrote on). */
@@ -92,11 +87,10 @@ export function useRefreshConversation() {
 }
 
 export function useUpdateConversation(conversationId: string) {
-  const refresh = useRefreshConversation();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: ConversationPatch) => api("PATCH", `/conversations/${conversationId}`, body),
-    onSuccess: () => refresh(conversationId),
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: [conversationKeys.detail(conversationId), conversationKeys.all],
+    notifyError: true,
   });
 }
 
@@ -121,9 +115,9 @@ export function sendTyping(conversationId: string): void {
 
 /** Sends a failed reply again. */
 export function useResendMessage(messageId: string) {
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api("POST", `/messages/${messageId}/resend`),
-    onError: (err) => notify(errorMessage(err), "error"),
+    notifyError: true,
   });
 }
 
@@ -135,20 +129,15 @@ export type ConversationBulkAction = "assign" | "resolve" | "reopen" | "label" |
  * Answers { updated, notFound }; refreshes the inbox and the open conversations.
  */
 export function useBulkConversations() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: {
       ids: string[];
       action: ConversationBulkAction;
       assigneeId?: string | null;
       label?: string;
     }) => api<{ updated: number; notFound: string[] }>("POST", "/conversations/bulk", body),
-    onSuccess: () => {
-      void client.invalidateQueries({ queryKey: conversationKeys.all });
-      void client.invalidateQueries({ queryKey: ["conversation"] });
-      // A label shows on the contacts page.
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
+    // A label shows on the contacts page.
+    invalidates: [conversationKeys.all, ["conversation"], contactKeys.all],
+    notifyError: true,
   });
 }

@@ -1,22 +1,16 @@
 // Lists of contacts (/app/api/lists*): the lists page, a list and its members, and membership changes
 // (from the list's page or the contact's), each refreshing what shows it.
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { type QueryKey, useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { ContactJson, ListJson, Page } from "../api-types.ts";
-import { notify } from "../notify.ts";
 import { contactKeys, listKeys } from "./keys.ts";
-import { nextCursor } from "./paging.ts";
+import { useAppMutation } from "./mutation.ts";
+import { usePagedList } from "./paging.ts";
 
 export { listKeys } from "./keys.ts";
 
 export function useListPages() {
-  return useInfiniteQuery({
-    queryKey: listKeys.pages(),
-    queryFn: ({ pageParam }) =>
-      api<Page<ListJson>>("GET", `/lists?limit=100${pageParam ? `&cursor=${pageParam}` : ""}`),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ListJson>>(listKeys.pages(), "/lists", 100);
 }
 
 /** Every list (one page of up to 200), for a select. */
@@ -36,53 +30,34 @@ export function useList(listId: string) {
 }
 
 export function useListMembers(listId: string) {
-  return useInfiniteQuery({
-    queryKey: listKeys.members(listId),
-    queryFn: ({ pageParam }) =>
-      api<Page<ContactJson>>(
-        "GET",
-        `/lists/${listId}/contacts?limit=50${pageParam ? `&cursor=${pageParam}` : ""}`,
-      ),
-    initialPageParam: "",
-    getNextPageParam: nextCursor,
-  });
+  return usePagedList<Page<ContactJson>>(listKeys.members(listId), `/lists/${listId}/contacts`, 50);
 }
 
-function useRefreshList() {
-  const client = useQueryClient();
-  return (listId: string) => {
-    void client.invalidateQueries({ queryKey: listKeys.detail(listId) });
-    void client.invalidateQueries({ queryKey: listKeys.all });
-  };
+/** What a list's change may show elsewhere: the list (with its members) and the lists page. */
+function listRefreshKeys(listId: string): QueryKey[] {
+  return [listKeys.detail(listId), listKeys.all];
 }
 
 export function useCreateList() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (name: string) => api<ListJson>("POST", "/lists", { name }),
-    onSuccess: (list) => {
-      notify(`List "${list.name}" created`);
-      void client.invalidateQueries({ queryKey: listKeys.all });
-    },
+    notice: (list) => `List "${list.name}" created`,
+    invalidates: [listKeys.all],
   });
 }
 
 export function useRenameList(listId: string) {
-  const refresh = useRefreshList();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (name: string) => api<ListJson>("PATCH", `/lists/${listId}`, { name }),
-    onSuccess: () => refresh(listId),
+    invalidates: listRefreshKeys(listId),
   });
 }
 
 export function useDeleteList(listId: string) {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api("DELETE", `/lists/${listId}`),
-    onSuccess: () => {
-      notify("List deleted; its contacts are kept");
-      void client.invalidateQueries({ queryKey: listKeys.all });
-    },
+    notice: "List deleted; its contacts are kept",
+    invalidates: [listKeys.all],
   });
 }
 
@@ -93,40 +68,34 @@ export interface Membership {
 
 /** Adds a contact to a list, or takes it out; the list and the contact are refreshed either way. */
 export function useListMembership(change: "add" | "remove") {
-  const client = useQueryClient();
-  const refresh = useRefreshList();
-  return useMutation({
+  return useAppMutation({
     mutationFn: ({ listId, contactId }: Membership) =>
       change === "add"
         ? api("POST", `/lists/${listId}/contacts`, { contactId })
         : api("DELETE", `/lists/${listId}/contacts/${contactId}`),
-    onSuccess: (_, { listId, contactId }) => {
-      refresh(listId);
-      void client.invalidateQueries({ queryKey: contactKeys.detail(contactId) });
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: (_, { listId, contactId }) => [
+      ...listRefreshKeys(listId),
+      contactKeys.detail(contactId),
+      contactKeys.all,
+    ],
+    notifyError: true,
   });
 }
 
 /** Adds several contacts to a list in one call (members already there are left as they are). */
 export function useAddListMembers() {
-  const client = useQueryClient();
-  const refresh = useRefreshList();
-  return useMutation({
+  return useAppMutation({
     mutationFn: ({ listId, contactIds }: { listId: string; contactIds: string[] }) =>
       api<{ added: number; alreadyMembers: number; notFound: string[] }>(
         "POST",
         `/lists/${listId}/contacts/bulk`,
         { contactIds },
       ),
-    onSuccess: (result, { listId }) => {
+    notice: (result) => {
       const already = result.alreadyMembers > 0 ? ` (${result.alreadyMembers} already there)` : "";
-      notify(`${result.added} ${result.added === 1 ? "contact" : "contacts"} added to the list${already}`);
-      refresh(listId);
-      void client.invalidateQueries({ queryKey: contactKeys.all });
-      void client.invalidateQueries({ queryKey: ["contact"] });
+      return `${result.added} ${result.added === 1 ? "contact" : "contacts"} added to the list${already}`;
     },
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: (_, { listId }) => [...listRefreshKeys(listId), contactKeys.all, ["contact"]],
+    notifyError: true,
   });
 }

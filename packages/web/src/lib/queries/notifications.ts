@@ -16,6 +16,7 @@ import type {
   NotificationPreferences,
   PreferenceMap,
 } from "../api-types.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export type {
   AppNotification,
@@ -95,11 +96,10 @@ export function useNotificationPreferences() {
 }
 
 export function useSaveNotificationPreferences() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (preferences: PreferenceMap) =>
       api<NotificationPreferences>("PUT", "/notification-preferences", { preferences }),
-    onSuccess: (saved) => client.setQueryData(notificationKeys.preferences(), saved),
+    replaces: notificationKeys.preferences(),
   });
 }
 
@@ -113,14 +113,11 @@ export function useNotificationDefaults(enabled = true) {
 }
 
 export function useSaveNotificationDefaults() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (body: { defaults: PreferenceMap; creditsLowThreshold: number | null }) =>
       api<NotificationDefaults>("PUT", "/settings/notifications", body),
-    onSuccess: (saved) => {
-      client.setQueryData(notificationKeys.defaults(), saved);
-      // A person who never chose follows the defaults.
-      void client.invalidateQueries({ queryKey: notificationKeys.preferences() });
-    },
+    replaces: notificationKeys.defaults(),
+    // A person who never chose follows the defaults.
+    invalidates: [notificationKeys.preferences()],
   });
 }

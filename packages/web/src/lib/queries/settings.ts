@@ -1,9 +1,9 @@
 // The account's settings (/app/api/settings*): webhooks, the bot, the API key, the signing secret and
 // the business hours. Business hours sit under the settings' key.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { BusinessHours, BusinessHoursState, Settings, WebhookTestResult } from "../api-types.ts";
-import { notify } from "../notify.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export type { WebhookTestResult } from "../api-types.ts";
 
@@ -25,10 +25,9 @@ export function useSettings(enabled = true) {
 
 /** PATCH /settings; the answer replaces the cached settings. Each section says what it saved. */
 export function useUpdateSettings() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (patch: SettingsPatch) => api<Settings>("PATCH", "/settings", patch),
-    onSuccess: (settings) => client.setQueryData(settingsKeys.all, settings),
+    replaces: settingsKeys.all,
   });
 }
 
@@ -44,18 +43,17 @@ export function useRevealWebhookSecret() {
 }
 
 export function useRotateWebhookSecret() {
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api<{ webhookSecret: string }>("POST", "/settings/webhook-secret/rotate"),
-    onSuccess: () => notify("Signing secret rotated"),
+    notice: "Signing secret rotated",
   });
 }
 
 /** A new API key (the old one stops working); the key is in the answer, shown once. */
 export function useGenerateApiKey() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: () => api<{ apiKey: string }>("POST", "/settings/api-key"),
-    onSuccess: () => void client.invalidateQueries({ queryKey: settingsKeys.all }),
+    invalidates: [settingsKeys.all],
   });
 }
 
@@ -69,13 +67,10 @@ export function useBusinessHours(enabled = true) {
 
 /** Saves the business hours (null clears them); the answer replaces the cached ones. */
 export function useSaveBusinessHours() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (businessHours: BusinessHours | null) =>
       api<BusinessHoursState>("PUT", "/settings/business-hours", { businessHours }),
-    onSuccess: (saved) => {
-      notify(saved.businessHours ? "Business hours saved" : "Business hours cleared");
-      client.setQueryData(settingsKeys.businessHours(), saved);
-    },
+    notice: (saved) => (saved.businessHours ? "Business hours saved" : "Business hours cleared"),
+    replaces: settingsKeys.businessHours(),
   });
 }

@@ -1,11 +1,11 @@
 // A campaign's knowledge sources (/app/api/campaigns/:campaignId/sources): files and web pages the bot
 // answers from. A new or re-synced source is read in the background ("processing"): the list polls
 // until every source is ready or failed.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { Page, Source } from "../api-types.ts";
 import { base64Of } from "../files.ts";
-import { notify } from "../notify.ts";
+import { useAppMutation } from "./mutation.ts";
 
 /** What the campaign page adds: a file (sent base64 in the JSON), one web page, or a sitemap's pages. */
 export type NewSource =
@@ -26,15 +26,8 @@ export function useSources(campaignId: string) {
   });
 }
 
-/** The mutations' common end: the list is read again (the new state, then its polling). */
-function useRefreshSources(campaignId: string) {
-  const client = useQueryClient();
-  return () => void client.invalidateQueries({ queryKey: sourceKeys.list(campaignId) });
-}
-
 export function useCreateSource(campaignId: string) {
-  const refresh = useRefreshSources(campaignId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: async (source: NewSource) =>
       api<Source>(
         "POST",
@@ -48,46 +41,36 @@ export function useCreateSource(campaignId: string) {
             }
           : source,
       ),
-    onSuccess: (source) => {
-      notify(`Reading ${source.name}`);
-      refresh();
-    },
+    notice: (source) => `Reading ${source.name}`,
+    // The list is read again: the new state, then its polling.
+    invalidates: [sourceKeys.list(campaignId)],
   });
 }
 
 export function useUpdateSource(campaignId: string) {
-  const refresh = useRefreshSources(campaignId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: ({ source, dailyResync }: { source: Source; dailyResync: boolean }) =>
       api<Source>("PATCH", `/campaigns/${campaignId}/sources/${source.id}`, { dailyResync }),
-    onSuccess: (source) => {
-      notify(`Daily re-sync ${source.dailyResync ? "on" : "off"} for ${source.name}`);
-      refresh();
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
+    notice: (source) => `Daily re-sync ${source.dailyResync ? "on" : "off"} for ${source.name}`,
+    invalidates: [sourceKeys.list(campaignId)],
+    notifyError: true,
   });
 }
 
 export function useResyncSource(campaignId: string) {
-  const refresh = useRefreshSources(campaignId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (source: Source) =>
       api<Source>("POST", `/campaigns/${campaignId}/sources/${source.id}/resync`),
-    onSuccess: (source) => {
-      notify(`Re-syncing ${source.name}`);
-      refresh();
-    },
-    onError: (err) => notify(errorMessage(err), "error"),
+    notice: (source) => `Re-syncing ${source.name}`,
+    invalidates: [sourceKeys.list(campaignId)],
+    notifyError: true,
   });
 }
 
 export function useDeleteSource(campaignId: string) {
-  const refresh = useRefreshSources(campaignId);
-  return useMutation({
+  return useAppMutation({
     mutationFn: (source: Source) => api("DELETE", `/campaigns/${campaignId}/sources/${source.id}`),
-    onSuccess: (_, source) => {
-      notify(`${source.name} deleted`);
-      refresh();
-    },
+    notice: (_, source) => `${source.name} deleted`,
+    invalidates: [sourceKeys.list(campaignId)],
   });
 }

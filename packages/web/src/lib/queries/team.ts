@@ -1,9 +1,9 @@
 // The team (/app/api/team*): members and pending invites, read by Settings → Team and by the inbox
 // (assignees, @mentions).
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { api, errorMessage } from "../api.ts";
+import { useQuery } from "@tanstack/react-query";
+import { api } from "../api.ts";
 import type { Role, Team } from "../api-types.ts";
-import { notify } from "../notify.ts";
+import { useAppMutation } from "./mutation.ts";
 
 export const teamKeys = {
   all: ["team"] as const,
@@ -19,28 +19,25 @@ export function useTeam(options: { staleTime?: number } = {}) {
 
 /** Invites a teammate; the answer's link is the invite (shown once). */
 export function useInviteTeammate() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (invite: { email: string; role: Role }) =>
       api<{ url: string }>("POST", "/team/invites", invite),
-    onSuccess: () => void client.invalidateQueries({ queryKey: teamKeys.all }),
+    invalidates: [teamKeys.all],
   });
 }
 
 export function useRevokeInvite() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (inviteId: string) => api("DELETE", `/team/invites/${inviteId}`),
-    onSuccess: () => void client.invalidateQueries({ queryKey: teamKeys.all }),
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: [teamKeys.all],
+    notifyError: true,
   });
 }
 
 export function useRemoveTeammate() {
-  const client = useQueryClient();
-  return useMutation({
+  return useAppMutation({
     mutationFn: (memberId: string) => api("DELETE", `/team/members/${memberId}`),
-    onSuccess: () => void client.invalidateQueries({ queryKey: teamKeys.all }),
-    onError: (err) => notify(errorMessage(err), "error"),
+    invalidates: [teamKeys.all],
+    notifyError: true,
   });
 }

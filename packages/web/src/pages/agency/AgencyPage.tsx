@@ -1,20 +1,21 @@
 import {
   Alert,
-  Anchor,
   Button,
   Group,
   NumberInput,
+  type NumberInputProps,
   Paper,
   Stack,
   Table,
   Text,
   TextInput,
-  Title,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { Link } from "react-router";
 import { FormModal } from "../../components/FormModal.tsx";
+import { LinkCell } from "../../components/LinkCell.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import type { Session, Subaccount } from "../../lib/api-types.ts";
 import { credits, fullTime } from "../../lib/format.ts";
@@ -26,7 +27,7 @@ import { ClientRowActions, ClientStatus } from "./ClientActions.tsx";
 export function AgencyPage({ session }: { session: Session }) {
   useDocumentTitle("Sub-accounts");
   const [creating, setCreating] = useState(false);
-  const [form, setForm] = useState({ name: "", email: "" });
+  const form = useForm({ initialValues: { name: "", email: "" } });
   // The new sub-account owner's link, shown once: the agency hands it to its client.
   const [ownerLink, setOwnerLink] = useState<{ name: string; url: string } | null>(null);
   const subs = useSubaccounts(session.account.kind === "agency");
@@ -36,12 +37,9 @@ export function AgencyPage({ session }: { session: Session }) {
   }
   return (
     <Stack gap="md">
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          Agency
-        </Title>
+      <PageHeader title="Agency">
         <Button onClick={() => setCreating(true)}>New sub-account</Button>
-      </Group>
+      </PageHeader>
       {ownerLink && (
         <Alert
           color="blue"
@@ -75,11 +73,7 @@ export function AgencyPage({ session }: { session: Session }) {
         minWidth={820}
         cells={(s) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/agency/${s.id}`}>
-                {s.name}
-              </Anchor>
-            </Table.Td>
+            <LinkCell to={`/agency/${s.id}`}>{s.name}</LinkCell>
             <Table.Td>{s.email}</Table.Td>
             <Table.Td>
               <ClientStatus sub={s} />
@@ -104,34 +98,25 @@ export function AgencyPage({ session }: { session: Session }) {
         onClose={() => setCreating(false)}
         title="New sub-account"
         submitLabel="Create sub-account"
-        submitDisabled={!form.email.trim()}
+        submitDisabled={!form.values.email.trim()}
         loading={create.isPending}
         error={create.error}
-        onSubmit={() =>
+        onSubmit={() => {
+          const { name, email } = form.values;
           create.mutate(
-            { email: form.email.trim(), ...(form.name.trim() ? { name: form.name.trim() } : {}) },
+            { email: email.trim(), ...(name.trim() ? { name: name.trim() } : {}) },
             {
               onSuccess: (s) => {
                 setCreating(false);
                 setOwnerLink({ name: s.name, url: s.ownerInvite.url });
-                setForm({ name: "", email: "" });
+                form.reset();
               },
             },
-          )
-        }
+          );
+        }}
       >
-        <TextInput
-          label="Client name"
-          value={form.name}
-          onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
-        />
-        <TextInput
-          label="Client email"
-          type="email"
-          required
-          value={form.email}
-          onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
-        />
+        <TextInput label="Client name" {...form.getInputProps("name")} />
+        <TextInput label="Client email" type="email" required {...form.getInputProps("email")} />
         <Text size="sm" c="dimmed">
           Your client gets a link to choose their own password and sign in to the web app.
         </Text>
@@ -140,22 +125,9 @@ export function AgencyPage({ session }: { session: Session }) {
   );
 }
 
-export function NumberField(props: {
-  label: string;
-  value: number | string;
-  onChange: (v: number | string) => void;
-}) {
-  return (
-    <NumberInput
-      label={props.label}
-      value={props.value}
-      onChange={props.onChange}
-      min={0}
-      decimalScale={2}
-      hideControls
-      w={160}
-    />
-  );
+/** A credits amount: not negative, up to two decimals. */
+export function NumberField(props: NumberInputProps) {
+  return <NumberInput min={0} decimalScale={2} hideControls w={160} {...props} />;
 }
 
 export function SubaccountSummary({ sub }: { sub: Subaccount }) {

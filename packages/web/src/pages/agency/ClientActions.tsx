@@ -1,6 +1,7 @@
 // A client row's status and its actions on the agency page: Suspend (after a confirmation), Resume and
 // Rename. Kept apart from AgencyPage so the page's other row actions can sit beside these.
 import { Badge, Button, Group, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { FormModal } from "../../components/FormModal.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
@@ -67,7 +68,8 @@ export function ClientRowActions({ sub }: { sub: Subaccount }) {
 }
 
 function RenameDialog({ sub, onClose }: { sub: Subaccount; onClose: () => void }) {
-  const [name, setName] = useState(sub.name);
+  const form = useForm({ initialValues: { name: sub.name } });
+  const name = form.values.name.trim();
   const rename = useRenameSubaccount(sub.id);
   return (
     <FormModal
@@ -75,19 +77,12 @@ function RenameDialog({ sub, onClose }: { sub: Subaccount; onClose: () => void }
       onClose={onClose}
       title={`Rename ${sub.name}`}
       submitLabel="Save"
-      submitDisabled={!name.trim()}
+      submitDisabled={!name}
       loading={rename.isPending}
       error={rename.error}
-      onSubmit={() => rename.mutate(name.trim(), { onSuccess: onClose })}
+      onSubmit={() => rename.mutate(name, { onSuccess: onClose })}
     >
-      <TextInput
-        label="Name"
-        required
-        maxLength={200}
-        value={name}
-        onChange={(e) => setName(e.currentTarget.value)}
-        data-autofocus
-      />
+      <TextInput label="Name" required maxLength={200} {...form.getInputProps("name")} data-autofocus />
     </FormModal>
   );
 }

@@ -1,20 +1,10 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Stack, Table, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
+import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { credits, fullTime } from "../../lib/format.ts";
 import {
   useCreditTransactions,
@@ -24,6 +14,7 @@ import {
 } from "../../lib/queries/agency.ts";
 import { useSettings } from "../../lib/queries/settings.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { Section } from "../settings/Section.tsx";
 import { NumberField, SubaccountSummary } from "./AgencyPage.tsx";
 import { AssistButton } from "./AssistButton.tsx";
 import { SubaccountUsage } from "./SubaccountUsage.tsx";
@@ -34,10 +25,12 @@ export function SubaccountPage() {
   const subs = useSubaccounts();
   const history = useCreditTransactions(subaccountId);
   const [granting, setGranting] = useState(false);
-  const [amount, setAmount] = useState<number | string>("");
-  const [description, setDescription] = useState("");
-  const [threshold, setThreshold] = useState<number | string>("");
-  const [recharge, setRecharge] = useState<number | string>("");
+  const grantForm = useForm({ initialValues: { amount: "" as number | string, description: "" } });
+  const rule = useForm({
+    initialValues: { threshold: "" as number | string, recharge: "" as number | string },
+  });
+  const { amount, description } = grantForm.values;
+  const { threshold, recharge } = rule.values;
   const grant = useGrantCredits(subaccountId);
   const auto = useSetAutoRecharge(subaccountId);
   // Auto-recharge only asks: the event goes to the agency's events URL, so without one nothing tops up.
@@ -51,17 +44,11 @@ export function SubaccountPage() {
 
   return (
     <Stack gap="md" maw={900}>
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          {sub.name}
-        </Title>
+      <PageHeader title={sub.name}>
         <AssistButton sub={sub} size="sm" />
-      </Group>
+      </PageHeader>
       <SubaccountSummary sub={sub} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="grant-heading">
-        <Title order={2} size="h4" id="grant-heading" mb="sm">
-          Credits
-        </Title>
+      <Section title="Credits">
         {granting ? (
           <form
             onSubmit={(e) => {
@@ -71,8 +58,7 @@ export function SubaccountPage() {
                 {
                   onSuccess: () => {
                     setGranting(false);
-                    setAmount("");
-                    setDescription("");
+                    grantForm.reset();
                   },
                 },
               );
@@ -80,19 +66,14 @@ export function SubaccountPage() {
             noValidate
           >
             <Stack gap="sm">
-              {grant.isError && (
-                <Alert color="red" role="alert">
-                  {errorMessage(grant.error)}
-                </Alert>
-              )}
+              <ErrorAlert error={grant.error} />
               <Group align="flex-start" gap="xs">
-                <NumberField label="Amount" value={amount} onChange={setAmount} />
+                <NumberField label="Amount" {...grantForm.getInputProps("amount")} />
                 <TextInput
                   label="Description"
                   placeholder="Shown in the history"
                   maxLength={500}
-                  value={description}
-                  onChange={(e) => setDescription(e.currentTarget.value)}
+                  {...grantForm.getInputProps("description")}
                   style={{ flex: 1 }}
                 />
               </Group>
@@ -109,16 +90,15 @@ export function SubaccountPage() {
         ) : (
           <Button onClick={() => setGranting(true)}>Grant credits</Button>
         )}
-      </Paper>
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="auto-heading">
-        <Title order={2} size="h4" id="auto-heading" mb={4}>
-          Auto-recharge
-        </Title>
-        <Text size="sm" c="dimmed" mb="sm">
-          {sub.autoRecharge
+      </Section>
+      <Section
+        title="Auto-recharge"
+        description={
+          sub.autoRecharge
             ? `On: below ${credits(sub.autoRecharge.threshold)} credits, your events URL is asked to grant ${credits(sub.autoRecharge.rechargeAmount)}.`
-            : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."}
-        </Text>
+            : "Off. When on, a debit that takes the balance below the threshold sends an event to your account events URL."
+        }
+      >
         {noEventsUrl && (
           <Alert color="yellow" title="No events URL" role="status" mb="xs">
             Your account has no events URL, so an auto-recharge event reaches nobody and the balance is not
@@ -129,14 +109,10 @@ export function SubaccountPage() {
             first.
           </Alert>
         )}
-        {auto.isError && (
-          <Text size="sm" c="red.9" role="alert" mb="xs">
-            {errorMessage(auto.error)}
-          </Text>
-        )}
+        <ErrorAlert error={auto.error} mb="xs" />
         <Group align="flex-end" gap="xs">
-          <NumberField label="Threshold" value={threshold} onChange={setThreshold} />
-          <NumberField label="Credits to top up" value={recharge} onChange={setRecharge} />
+          <NumberField label="Threshold" {...rule.getInputProps("threshold")} />
+          <NumberField label="Credits to top up" {...rule.getInputProps("recharge")} />
           <Button
             variant="light"
             loading={auto.isPending}
@@ -151,47 +127,36 @@ export function SubaccountPage() {
             </Button>
           )}
         </Group>
-      </Paper>
+      </Section>
       <SubaccountUsage subaccountId={sub.id} />
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="history-heading">
-        <Title order={2} size="h4" id="history-heading" mb="sm">
-          History
-        </Title>
-        {history.isPending && <LoadingState label="Loading the history" />}
-        {history.data && history.data.data.length === 0 && (
-          <Text size="sm" c="dimmed">
-            No credit movements yet.
-          </Text>
-        )}
-        {history.data && history.data.data.length > 0 && (
-          <Table striped aria-label="Credit history">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Kind</Table.Th>
-                <Table.Th>Amount</Table.Th>
-                <Table.Th>Balance after</Table.Th>
-                <Table.Th>Description</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {history.data.data.map((t) => (
-                <Table.Tr key={t.id}>
-                  <Table.Td>{fullTime(t.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" size="sm" color={t.kind === "grant" ? "green" : "gray"}>
-                      {t.kind === "bot_reply" ? "bot reply" : t.kind}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{t.amount > 0 ? `+${credits(t.amount)}` : credits(t.amount)}</Table.Td>
-                  <Table.Td>{credits(t.balanceAfter)}</Table.Td>
-                  <Table.Td>{t.description ?? "—"}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
-      </Paper>
+      <Section title="History">
+        <PagedTable
+          query={history}
+          rows={history.data?.data}
+          loadingLabel="Loading the history"
+          empty={
+            <Text size="sm" c="dimmed">
+              No credit movements yet.
+            </Text>
+          }
+          label="Credit history"
+          columns={["When", "Kind", "Amount", "Balance after", "Description"]}
+          minWidth={640}
+          cells={(t) => (
+            <>
+              <Table.Td>{fullTime(t.createdAt)}</Table.Td>
+              <Table.Td>
+                <Badge variant="light" size="sm" color={t.kind === "grant" ? "green" : "gray"}>
+                  {t.kind === "bot_reply" ? "bot reply" : t.kind}
+                </Badge>
+              </Table.Td>
+              <Table.Td>{t.amount > 0 ? `+${credits(t.amount)}` : credits(t.amount)}</Table.Td>
+              <Table.Td>{credits(t.balanceAfter)}</Table.Td>
+              <Table.Td>{t.description ?? "—"}</Table.Td>
+            </>
+          )}
+        />
+      </Section>
     </Stack>
   );
 }

@@ -1,11 +1,12 @@
 // The contacts page's bulk toolbar: what to do with the selected contacts (add to a list, add a label,
 // delete), each through one call, a dialog asking for what it needs (delete asks to confirm).
-import { Button, Select, Text } from "@mantine/core";
+import { Button, Text } from "@mantine/core";
 import { useState } from "react";
 import { BulkLabelDialog, BulkToolbar } from "../../components/BulkToolbar.tsx";
 import { FormModal } from "../../components/FormModal.tsx";
 import { useBulkContacts } from "../../lib/queries/contacts.ts";
-import { useAddListMembers, useListChoices } from "../../lib/queries/lists.ts";
+import { useAddListMembers } from "../../lib/queries/lists.ts";
+import { ListSelect } from "../lists/ListSelect.tsx";
 
 type Dialog = "list" | "label" | "delete" | null;
 
@@ -13,7 +14,6 @@ export function ContactBulkActions(props: { ids: string[]; onClear: () => void; 
   const { ids } = props;
   const [dialog, setDialog] = useState<Dialog>(null);
   const [listId, setListId] = useState<string | null>(null);
-  const lists = useListChoices(dialog === "list");
   const bulk = useBulkContacts();
   const addMembers = useAddListMembers();
   const close = () => setDialog(null);
@@ -47,10 +47,9 @@ export function ContactBulkActions(props: { ids: string[]; onClear: () => void; 
         loading={addMembers.isPending}
         onSubmit={() => listId && addMembers.mutate({ listId, contactIds: ids }, { onSuccess: close })}
       >
-        <Select
+        <ListSelect
           label="List"
           placeholder="Choose a list"
-          data={(lists.data?.data ?? []).map((l) => ({ value: l.id, label: l.name }))}
           value={listId}
           onChange={setListId}
           nothingFoundMessage="No lists yet: create one on the Lists page"

@@ -1,21 +1,20 @@
 // The contact page's conversations: one per channel the contact wrote on, newest activity first, each
 // a link into the inbox (whose contact panel links back here).
-import { Anchor, Group, Paper, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Group, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { PlainList } from "../../components/PlainList.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
 import { useContactConversations } from "../../lib/queries/conversations.ts";
+import { Section } from "../settings/Section.tsx";
 
 export function ContactConversations({ contactId }: { contactId: string }) {
   const conversations = useContactConversations(contactId);
   const rows = conversations.data?.data ?? [];
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="contact-conversations">
-      <Title order={2} size="h4" id="contact-conversations" mb="xs">
-        Conversations
-      </Title>
+    <Section title="Conversations">
       {conversations.isPending ? (
         <Text size="sm" c="dimmed">
           Loading the conversations…
@@ -29,7 +28,7 @@ export function ContactConversations({ contactId }: { contactId: string }) {
           No conversation yet.
         </Text>
       ) : (
-        <Stack gap={6} component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Conversations">
+        <PlainList gap={6} aria-label="Conversations">
           {rows.map((conv) => (
             <Group key={conv.id} component="li" gap="xs" wrap="nowrap">
               <ChannelIcon kind={conv.channelType} />
@@ -41,8 +40,8 @@ export function ContactConversations({ contactId }: { contactId: string }) {
               </Anchor>
             </Group>
           ))}
-        </Stack>
+        </PlainList>
       )}
-    </Paper>
+    </Section>
   );
 }

@@ -1,4 +1,5 @@
 import { Alert, Button, Group, Stack, TagsInput, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import type { ContactJson } from "../../lib/api-types.ts";
@@ -49,77 +50,60 @@ export function ContactForm({
   onSubmit: (values: ContactValues) => Promise<void>;
   onCancel?: () => void;
 }) {
-  const [values, setValues] = useState(initial);
-  const [error, setError] = useState<{ field: Field | null; message: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const set = (field: Exclude<Field, "labels">) => (e: React.ChangeEvent<HTMLInputElement>) => {
-    const v = e.currentTarget.value;
-    setValues((old) => ({ ...old, [field]: v }));
-  };
-  const fieldError = (field: Field) => (error?.field === field ? error.message : undefined);
+  // The server's refusals stay under their field until the next try, as typed values stay too.
+  const form = useForm({
+    initialValues: initial,
+    clearInputErrorOnChange: false,
+    validate: {
+      phone: (phone, values) =>
+        !phone.trim() && !values.email.trim()
+          ? "Give a phone number (with its country code) or an email"
+          : null,
+    },
+  });
+  // A refusal that belongs to no field, above the fields.
+  const [formError, setFormError] = useState<string | null>(null);
 
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (!values.phone.trim() && !values.email.trim()) {
-      setError({ field: "phone", message: "Give a phone number (with its country code) or an email" });
-      return;
-    }
-    setBusy(true);
-    setError(null);
+  const save = async (values: ContactValues) => {
     try {
       await onSubmit(values);
     } catch (err) {
-      setError({ field: fieldOf(err), message: errorMessage(err) });
-    } finally {
-      setBusy(false);
+      const field = fieldOf(err);
+      if (field) form.setFieldError(field, errorMessage(err));
+      else setFormError(errorMessage(err));
     }
   };
 
   return (
-    <form onSubmit={submit} noValidate>
+    <form
+      onSubmit={(event) => {
+        setFormError(null);
+        form.onSubmit(save)(event);
+      }}
+      noValidate
+    >
       <Stack gap="sm">
-        {error && error.field === null && (
+        {formError !== null && (
           <Alert color="red" role="alert">
-            {error.message}
+            {formError}
           </Alert>
         )}
         <Group grow align="flex-start">
-          <TextInput
-            label="First name"
-            autoComplete="off"
-            value={values.firstName}
-            onChange={set("firstName")}
-          />
-          <TextInput
-            label="Last name"
-            autoComplete="off"
-            value={values.lastName}
-            onChange={set("lastName")}
-          />
+          <TextInput label="First name" autoComplete="off" {...form.getInputProps("firstName")} />
+          <TextInput label="Last name" autoComplete="off" {...form.getInputProps("lastName")} />
         </Group>
         <TextInput
           label="Phone"
           description="With its country code, for example +1 415 555 0100"
           type="tel"
           autoComplete="off"
-          value={values.phone}
-          onChange={set("phone")}
-          error={fieldError("phone")}
+          {...form.getInputProps("phone")}
         />
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="off"
-          value={values.email}
-          onChange={set("email")}
-          error={fieldError("email")}
-        />
+        <TextInput label="Email" type="email" autoComplete="off" {...form.getInputProps("email")} />
         <TagsInput
           label="Labels"
           description="Press Enter after each label"
-          value={values.labels}
-          onChange={(labels) => setValues((old) => ({ ...old, labels }))}
-          error={fieldError("labels")}
+          {...form.getInputProps("labels")}
           clearable
           clearButtonProps={{ "aria-label": "Remove every label" }}
         />
@@ -129,7 +113,7 @@ export function ContactForm({
               Cancel
             </Button>
           )}
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={form.submitting}>
             {submitLabel}
           </Button>
         </Group>

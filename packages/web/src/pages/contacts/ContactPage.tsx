@@ -1,20 +1,9 @@
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Paper,
-  Select,
-  Stack,
-  Switch,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Paper, Select, Stack, Switch, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
+import { ConfirmButton } from "../../components/ConfirmButton.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
 import { displayContactName } from "../../lib/contact-name.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -27,6 +16,7 @@ import {
 import { useListChoices, useListMembership } from "../../lib/queries/lists.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { Section } from "../settings/Section.tsx";
 import { ContactConversations } from "./ContactConversations.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 
@@ -34,7 +24,6 @@ export function ContactPage({ session }: { session: Session }) {
   useDocumentTitle("Contact");
   const { contactId = "" } = useParams();
   const navigate = useNavigate();
-  const [confirmDelete, setConfirmDelete] = useState(false);
   const [listToAdd, setListToAdd] = useState<string | null>(null);
   const detail = useContact(contactId);
   const lists = useListChoices();
@@ -52,16 +41,15 @@ export function ContactPage({ session }: { session: Session }) {
 
   return (
     <Stack gap="md" maw={760}>
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          {displayContactName({ ...c, fromId: detail.data.fromId, channelType: detail.data.channelType })}
-        </Title>
+      <PageHeader
+        title={displayContactName({ ...c, fromId: detail.data.fromId, channelType: detail.data.channelType })}
+      >
         {conversationId && (
           <Button component={Link} to={`/inbox/${conversationId}`} variant="light">
             Open conversation
           </Button>
         )}
-      </Group>
+      </PageHeader>
       <Text size="sm" c="dimmed">
         Created {fullTime(c.createdAt)} · id {c.id}
       </Text>
@@ -90,10 +78,7 @@ export function ContactPage({ session }: { session: Session }) {
           onChange={(e) => toggleBot.mutate(e.currentTarget.checked)}
         />
       </Paper>
-      <Paper withBorder p="md" radius="md" component="section" aria-labelledby="contact-lists">
-        <Title order={2} size="h4" id="contact-lists" mb="xs">
-          Lists
-        </Title>
+      <Section title="Lists">
         <Group gap="xs" mb="sm">
           {detail.data.lists.length === 0 && (
             <Text size="sm" c="dimmed">
@@ -143,49 +128,23 @@ export function ContactPage({ session }: { session: Session }) {
             Add
           </Button>
         </Group>
-      </Paper>
+      </Section>
       {canManage(session) && (
-        <Paper withBorder p="md" radius="md" component="section" aria-labelledby="danger">
-          <Title order={2} size="h4" id="danger" mb="xs">
-            Delete
-          </Title>
-          {confirmDelete ? (
-            <Alert
-              color="red"
-              title="Delete this contact for good?"
-              role="alertdialog"
-              aria-label="Confirm deletion"
-            >
-              <Text size="sm" mb="sm">
-                The contact, its conversation, every message and stored attachment are erased at once. This
-                cannot be undone.
-              </Text>
-              {erase.isError && (
-                <Text size="sm" c="red.9" mb="sm" role="alert">
-                  {errorMessage(erase.error)}
-                </Text>
-              )}
-              <Group gap="xs">
-                <Button
-                  color="red"
-                  loading={erase.isPending}
-                  onClick={() =>
-                    erase.mutate(undefined, { onSuccess: () => navigate("/contacts", { replace: true }) })
-                  }
-                >
-                  Delete for good
-                </Button>
-                <Button variant="default" onClick={() => setConfirmDelete(false)}>
-                  Cancel
-                </Button>
-              </Group>
-            </Alert>
-          ) : (
-            <Button color="red" variant="light" onClick={() => setConfirmDelete(true)}>
-              Delete contact…
-            </Button>
-          )}
-        </Paper>
+        <Section title="Delete">
+          <ConfirmButton
+            triggerLabel="Delete contact…"
+            title="Delete this contact for good?"
+            confirmLabel="Delete for good"
+            onConfirm={() =>
+              erase.mutate(undefined, { onSuccess: () => navigate("/contacts", { replace: true }) })
+            }
+            pending={erase.isPending}
+            error={erase.error}
+          >
+            The contact, its conversation, every message and stored attachment are erased at once. This cannot
+            be undone.
+          </ConfirmButton>
+        </Section>
       )}
     </Stack>
   );

@@ -1,26 +1,16 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Modal,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Anchor, Badge, Button, Group, Modal, Paper, Stack, Table, Text, TextInput } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { displayContactName } from "../../lib/contact-name.ts";
 import { contactName } from "../../lib/format.ts";
 import { useContacts, useCreateContact } from "../../lib/queries/contacts.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { ContactBulkActions } from "./BulkActions.tsx";
+import { ContactCells } from "./ContactCells.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 import { ImportDialog } from "./ImportDialog.tsx";
 
@@ -52,17 +42,14 @@ export function ContactsPage() {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          Contacts
-        </Title>
+      <PageHeader title="Contacts">
         <Group gap="xs">
           <Button variant="default" onClick={() => setImporting(true)}>
             Import contacts
           </Button>
           <Button onClick={() => setCreating(true)}>New contact</Button>
         </Group>
-      </Group>
+      </PageHeader>
       <Paper withBorder p="sm" radius="md">
         <Group grow align="flex-end">
           <TextInput
@@ -103,13 +90,7 @@ export function ContactsPage() {
         selection={{ selected, onChange: setSelected, rowName: contactName }}
         cells={(c) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/contacts/${c.id}`}>
-                {displayContactName(c)}
-              </Anchor>
-            </Table.Td>
-            <Table.Td>{c.phone ?? "—"}</Table.Td>
-            <Table.Td>{c.email ?? "—"}</Table.Td>
+            <ContactCells contact={c} name={displayContactName(c)} />
             <Table.Td>
               <Group gap={4}>
                 {c.labels.map((l) => (

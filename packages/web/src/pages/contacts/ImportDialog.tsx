@@ -17,7 +17,7 @@ import { useState } from "react";
 import { ErrorAlert } from "../../components/States.tsx";
 import { contactKeys } from "../../lib/queries/contacts.ts";
 import { useImportProgress, usePreviewImport, useStartImport } from "../../lib/queries/imports.ts";
-import { useListChoices } from "../../lib/queries/lists.ts";
+import { ListSelect } from "../lists/ListSelect.tsx";
 
 const FIELDS = [
   { value: "", label: "Skip this column" },
@@ -58,7 +58,6 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
   const [mode, setMode] = useState<"fill" | "overwrite">("fill");
   const [country, setCountry] = useState("");
   const [importId, setImportId] = useState<string | null>(null);
-  const lists = useListChoices(opened);
   const preview = usePreviewImport();
   const start = useStartImport();
   const progress = useImportProgress(importId);
@@ -144,10 +143,9 @@ export function ImportDialog({ opened, onClose }: { opened: boolean; onClose: ()
                     </Table.Tbody>
                   </Table>
                 </Table.ScrollContainer>
-                <Select
+                <ListSelect
                   label="Add the contacts to a list"
                   placeholder="No list"
-                  data={(lists.data?.data ?? []).map((l) => ({ value: l.id, label: l.name }))}
                   value={listId}
                   onChange={setListId}
                   clearable

@@ -1,13 +1,16 @@
-import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Group, List, Paper, SimpleGrid, Stack, Table, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
+import { DataTable, numeric } from "../../components/DataTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useDashboard } from "../../lib/queries/dashboard.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { Section } from "../settings/Section.tsx";
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (
@@ -74,9 +77,7 @@ export function DashboardPage() {
   ];
   return (
     <Stack gap="md">
-      <Title order={1} size="h2">
-        Dashboard
-      </Title>
+      <PageHeader title="Dashboard" />
       {broken.length > 0 && <BrokenChannels channels={broken} />}
       <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
         <Paper withBorder p="md" radius="md">
@@ -151,45 +152,42 @@ function BrokenChannels({ channels }: { channels: Channel[] }) {
 /** The 30 days' messages split by channel, as a table (exact figures, readable by screen readers). */
 function ByChannel({ rows }: { rows: ChannelFigures[] }) {
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="by-channel-title">
-      <Title order={2} size="h4" mb={4} id="by-channel-title">
-        Messages by channel
-      </Title>
-      <Text size="sm" c="dimmed" mb="sm">
-        Last 30 days, per channel: your own integration (the custom channel) and each built-in channel.
-      </Text>
+    <Section
+      title="Messages by channel"
+      description="Last 30 days, per channel: your own integration (the custom channel) and each built-in channel."
+    >
       <Table.ScrollContainer minWidth={560}>
-        <Table aria-label="Messages by channel" verticalSpacing={6}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Channel</Table.Th>
-              <Table.Th ta="right">Incoming</Table.Th>
-              <Table.Th ta="right">Outgoing</Table.Th>
-              <Table.Th ta="right">Sent</Table.Th>
-              <Table.Th ta="right">Failed</Table.Th>
-              <Table.Th ta="right">Bot answers</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((r) => (
-              <Table.Tr key={r.channelId ?? "custom"}>
-                <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <ChannelIcon kind={r.channelType} />
-                    <Text size="sm">{r.name ?? channelKindLabel(r.channelType)}</Text>
-                  </Group>
-                </Table.Td>
-                <Table.Td ta="right">{r.inbound}</Table.Td>
-                <Table.Td ta="right">{r.outbound}</Table.Td>
-                <Table.Td ta="right">{r.sent}</Table.Td>
-                <Table.Td ta="right">{r.failed}</Table.Td>
-                <Table.Td ta="right">{r.botAnswers}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          aria-label="Messages by channel"
+          verticalSpacing={6}
+          columns={[
+            "Channel",
+            numeric("Incoming"),
+            numeric("Outgoing"),
+            numeric("Sent"),
+            numeric("Failed"),
+            numeric("Bot answers"),
+          ]}
+          rows={rows}
+          rowKey={(r) => r.channelId ?? "custom"}
+          cells={(r) => (
+            <>
+              <Table.Td>
+                <Group gap={6} wrap="nowrap">
+                  <ChannelIcon kind={r.channelType} />
+                  <Text size="sm">{r.name ?? channelKindLabel(r.channelType)}</Text>
+                </Group>
+              </Table.Td>
+              <Table.Td ta="right">{r.inbound}</Table.Td>
+              <Table.Td ta="right">{r.outbound}</Table.Td>
+              <Table.Td ta="right">{r.sent}</Table.Td>
+              <Table.Td ta="right">{r.failed}</Table.Td>
+              <Table.Td ta="right">{r.botAnswers}</Table.Td>
+            </>
+          )}
+        />
       </Table.ScrollContainer>
-    </Paper>
+    </Section>
   );
 }
 
@@ -198,44 +196,36 @@ const count = new Intl.NumberFormat();
 /** The LLM bot's function calls and token use over the 30 days. */
 function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: LlmTokens | null }) {
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="bot-functions-title">
-      <Title order={2} size="h4" mb={4} id="bot-functions-title">
-        Bot functions
-      </Title>
-      <Text size="sm" c="dimmed" mb="sm">
-        Last 30 days: how often the LLM bot called each of your campaigns' functions, and how often the call
-        failed (an error, a timeout or invalid arguments).
-      </Text>
+    <Section
+      title="Bot functions"
+      description="Last 30 days: how often the LLM bot called each of your campaigns' functions, and how often the call failed (an error, a timeout or invalid arguments)."
+    >
       {rows.length === 0 ? (
         <Text size="sm" c="dimmed">
           No function calls yet. Add functions to a campaign that uses the LLM engine.
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={360}>
-          <Table aria-label="Bot functions" verticalSpacing={6}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Function</Table.Th>
-                <Table.Th ta="right">Calls</Table.Th>
-                <Table.Th ta="right">Failures</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((r) => (
-                <Table.Tr key={r.name}>
-                  <Table.Td>
-                    <Text size="sm" ff="monospace">
-                      {r.name}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td ta="right">{count.format(r.calls)}</Table.Td>
-                  <Table.Td ta="right" c={r.failures > 0 ? "red.9" : undefined}>
-                    {count.format(r.failures)}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            aria-label="Bot functions"
+            verticalSpacing={6}
+            columns={["Function", numeric("Calls"), numeric("Failures")]}
+            rows={rows}
+            rowKey={(r) => r.name}
+            cells={(r) => (
+              <>
+                <Table.Td>
+                  <Text size="sm" ff="monospace">
+                    {r.name}
+                  </Text>
+                </Table.Td>
+                <Table.Td ta="right">{count.format(r.calls)}</Table.Td>
+                <Table.Td ta="right" c={r.failures > 0 ? "red.9" : undefined}>
+                  {count.format(r.failures)}
+                </Table.Td>
+              </>
+            )}
+          />
         </Table.ScrollContainer>
       )}
       {tokens && (
@@ -243,6 +233,6 @@ function BotFunctions({ rows, tokens }: { rows: BotFunctionFigures[]; tokens: Ll
           LLM tokens: {count.format(tokens.input)} in, {count.format(tokens.output)} out
         </Text>
       )}
-    </Paper>
+    </Section>
   );
 }

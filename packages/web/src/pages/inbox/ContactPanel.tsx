@@ -20,6 +20,7 @@ import {
 import { type FormEvent, type ReactNode, useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { PlainList } from "../../components/PlainList.tsx";
 import type { Conversation } from "../../lib/api-types.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { channelIdOf, displayContactName } from "../../lib/contact-name.ts";
@@ -107,7 +108,7 @@ function ContactDetails({ conversation: c }: { conversation: Conversation }) {
       <Field label="Phone">{c.contact.phone ?? <Dimmed>No phone</Dimmed>}</Field>
       <Field label="E-mail">{c.contact.email ?? <Dimmed>No e-mail</Dimmed>}</Field>
       <Field label="Channel ids">
-        <Stack gap={4} component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Channel ids">
+        <PlainList gap={4} aria-label="Channel ids">
           {all.map((conv) => (
             <Group key={conv.id} component="li" gap={6} wrap="nowrap">
               <ChannelIcon kind={conv.channelType} />
@@ -117,7 +118,7 @@ function ContactDetails({ conversation: c }: { conversation: Conversation }) {
               <Code style={{ overflowWrap: "anywhere" }}>{idOnChannel(conv)}</Code>
             </Group>
           ))}
-        </Stack>
+        </PlainList>
       </Field>
       <Labels contactId={contactId} labels={contact.data?.contact.labels ?? null} />
       <Field label="Lists">
@@ -126,7 +127,7 @@ function ContactDetails({ conversation: c }: { conversation: Conversation }) {
         ) : contact.data.lists.length === 0 ? (
           <Dimmed>Not on any list.</Dimmed>
         ) : (
-          <Stack gap={2} component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Lists">
+          <PlainList gap={2} aria-label="Lists">
             {contact.data.lists.map((l) => (
               <li key={l.id}>
                 <Anchor component={Link} to={`/lists/${l.id}`} size="sm">
@@ -134,21 +135,14 @@ function ContactDetails({ conversation: c }: { conversation: Conversation }) {
                 </Anchor>
               </li>
             ))}
-          </Stack>
+          </PlainList>
         )}
       </Field>
       <Field label="Previous conversations">
         {others.length === 0 ? (
           <Dimmed>{conversations.isPending ? "Loading…" : "No other conversations."}</Dimmed>
         ) : (
-          <Stack
-            gap={2}
-            component="ul"
-            m={0}
-            p={0}
-            style={{ listStyle: "none" }}
-            aria-label="Previous conversations"
-          >
+          <PlainList gap={2} aria-label="Previous conversations">
             {others.map((conv) => (
               <li key={conv.id}>
                 <Anchor component={Link} to={`/inbox/${conv.id}`} size="sm">
@@ -157,7 +151,7 @@ function ContactDetails({ conversation: c }: { conversation: Conversation }) {
                 </Anchor>
               </li>
             ))}
-          </Stack>
+          </PlainList>
         )}
       </Field>
     </Stack>
@@ -192,7 +186,7 @@ function Labels({ contactId, labels }: { contactId: string; labels: string[] | n
         ) : labels.length === 0 ? (
           <Dimmed>No labels.</Dimmed>
         ) : (
-          <Group gap={4} component="ul" m={0} p={0} style={{ listStyle: "none" }} aria-label="Labels">
+          <PlainList inline gap={4} aria-label="Labels">
             {labels.map((l) => (
               <li key={l}>
                 <Badge
@@ -212,7 +206,7 @@ function Labels({ contactId, labels }: { contactId: string; labels: string[] | n
                 </Badge>
               </li>
             ))}
-          </Group>
+          </PlainList>
         )}
         <form onSubmit={add}>
           <Group gap={4} wrap="nowrap" align="flex-end">

@@ -15,6 +15,7 @@ import { useDebouncedValue, useDisclosure, useMediaQuery } from "@mantine/hooks"
 import { Link, useSearchParams } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { LoadMore } from "../../components/LoadMore.tsx";
+import { PlainList } from "../../components/PlainList.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Conversation, Session } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
@@ -209,14 +210,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
           </EmptyState>
         )}
         <ConversationBulkBar shown={conversations} selection={selection} meId={session.user.id} />
-        <Stack
-          gap={4}
-          component="ul"
-          p={0}
-          m={0}
-          style={{ listStyle: "none" }}
-          aria-label="Conversation list"
-        >
+        <PlainList gap={4} aria-label="Conversation list">
           {conversations.map((c) => (
             <SelectableConversation key={c.id} conversation={c} selection={selection}>
               <ConversationRow
@@ -228,7 +222,7 @@ export function ConversationList({ session, selectedId }: { session: Session; se
               />
             </SelectableConversation>
           ))}
-        </Stack>
+        </PlainList>
         <LoadMore pages={list} fullWidth mt="xs" />
       </Box>
     </Paper>

@@ -1,6 +1,7 @@
 import { Alert, Badge, Button, Group, Paper, ScrollArea, Select, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useRef } from "react";
 import { useSearchParams } from "react-router";
+import { PlainList } from "../../components/PlainList.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import type { ConversationEvent, FunctionCall, Message, Session } from "../../lib/api-types.ts";
@@ -13,9 +14,10 @@ import {
 import { type Note, useNotes } from "../../lib/queries/notes.ts";
 import { useTeam } from "../../lib/queries/team.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { EventLine, withEvents } from "./EventLine.tsx";
+import { EventLine } from "./EventLine.tsx";
 import { FunctionCallItem } from "./FunctionCallItem.tsx";
 import { MessageItem } from "./MessageItem.tsx";
+import { mergeByTime } from "./merge-by-time.ts";
 import { NoteItem } from "./NoteItem.tsx";
 import { ConversationPresence, ReplyCollisionWarning } from "./Presence.tsx";
 import { ReplyBox } from "./ReplyBox.tsx";
@@ -176,22 +178,6 @@ function itemTime(item: ThreadItem): number {
   return Date.parse(item.kind === "call" ? item.call.createdAt : item.note.createdAt);
 }
 
-/** The team's notes in the timeline by time; one written in the same millisecond as a message goes after it. */
-function withNotes(items: ThreadItem[], notes: Note[]): ThreadItem[] {
-  if (notes.length === 0) return items;
-  const out: ThreadItem[] = [];
-  let j = 0;
-  for (const item of items) {
-    const at = itemTime(item);
-    for (; j < notes.length && Date.parse((notes[j] as Note).createdAt) < at; j++) {
-      out.push({ kind: "note", note: notes[j] as Note });
-    }
-    out.push(item);
-  }
-  for (; j < notes.length; j++) out.push({ kind: "note", note: notes[j] as Note });
-  return out;
-}
-
 /**
  * Messages and the bot's function calls in one timeline, by time. A call made in the same millisecond
  * as a message goes after the customer's message and before the bot's reply.
@@ -237,15 +223,12 @@ function Thread({
 }) {
   const seenUntil = contactSeenAt ? Date.parse(contactSeenAt) : null;
   const end = useRef<HTMLDivElement>(null);
-  const items = withEvents(
-    withNotes(timeline(messages, functionCalls), notes),
-    events,
-    itemTime,
-    (event) => ({
-      kind: "event" as const,
-      event,
-    }),
-  );
+  // Notes and events slot in after what was written in the same millisecond.
+  const withNotes = mergeByTime(timeline(messages, functionCalls), notes, itemTime, (note) => ({
+    kind: "note" as const,
+    note,
+  }));
+  const items = mergeByTime(withNotes, events, itemTime, (event) => ({ kind: "event" as const, event }));
   const lastItem = items.at(-1);
   const last = lastItem && itemId(lastItem);
   useEffect(() => {
@@ -263,7 +246,7 @@ function Thread({
   }, [found, target, last]);
   return (
     <ScrollArea.Autosize mah="calc(100vh - 400px)" type="auto" offsetScrollbars>
-      <Stack gap="sm" py="xs" component="ol" m={0} pl={0} style={{ listStyle: "none" }} aria-label="Messages">
+      <PlainList ordered gap="sm" py="xs" aria-label="Messages">
         {messages.length === 0 && (
           <Text c="dimmed" size="sm" ta="center">
             No messages yet.
@@ -298,7 +281,7 @@ function Thread({
             </li>
           ),
         )}
-      </Stack>
+      </PlainList>
       <div ref={end} />
     </ScrollArea.Autosize>
   );

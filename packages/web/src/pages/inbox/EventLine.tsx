@@ -9,27 +9,6 @@ export function eventText(event: ConversationEvent): string {
   return event.kind;
 }
 
-/** Events into a timeline by time; one in the same millisecond as an item goes after it. */
-export function withEvents<T>(
-  items: T[],
-  events: ConversationEvent[],
-  timeOf: (item: T) => number,
-  wrap: (event: ConversationEvent) => T,
-): T[] {
-  if (events.length === 0) return items;
-  const out: T[] = [];
-  let j = 0;
-  for (const item of items) {
-    const at = timeOf(item);
-    for (; j < events.length && Date.parse((events[j] as ConversationEvent).createdAt) < at; j++) {
-      out.push(wrap(events[j] as ConversationEvent));
-    }
-    out.push(item);
-  }
-  for (; j < events.length; j++) out.push(wrap(events[j] as ConversationEvent));
-  return out;
-}
-
 export function EventLine({ event }: { event: ConversationEvent }) {
   return (
     <Text size="xs" c="dimmed" ta="center" role="note" title={fullTime(event.createdAt)}>

@@ -13,6 +13,7 @@ import {
   Text,
 } from "@mantine/core";
 import { useState } from "react";
+import { DataTable } from "../../components/DataTable.tsx";
 import type { Message } from "../../lib/api-types.ts";
 import { fullTime, shortTime } from "../../lib/format.ts";
 import { linkify } from "../../lib/linkify.tsx";
@@ -213,31 +214,29 @@ export function MessageItem({
           </Button>
         )}
         <Collapse expanded={showAttempts}>
-          <Table fz="xs" mt={6} withTableBorder verticalSpacing={2} aria-label="Delivery attempts">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>#</Table.Th>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Result</Table.Th>
-                <Table.Th>Time</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {m.deliveryAttempts.map((a, i) => (
-                <Table.Tr key={a.id}>
-                  <Table.Td>{a.attemptNumber ?? i + 1}</Table.Td>
-                  <Table.Td>{fullTime(a.attemptedAt)}</Table.Td>
-                  <Table.Td>
-                    {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass}
-                    {a.errorMessage ? ` · ${a.errorMessage}` : ""}
-                    {a.trigger === "manual" ? " · resend" : ""}
-                    {a.nextAttemptAt ? ` · next try ${fullTime(a.nextAttemptAt)}` : ""}
-                  </Table.Td>
-                  <Table.Td>{a.durationMs !== null ? `${a.durationMs} ms` : ""}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            fz="xs"
+            mt={6}
+            withTableBorder
+            verticalSpacing={2}
+            aria-label="Delivery attempts"
+            columns={["#", "When", "Result", "Time"]}
+            rows={m.deliveryAttempts}
+            rowKey={(a) => a.id}
+            cells={(a, i) => (
+              <>
+                <Table.Td>{a.attemptNumber ?? i + 1}</Table.Td>
+                <Table.Td>{fullTime(a.attemptedAt)}</Table.Td>
+                <Table.Td>
+                  {a.statusCode !== null ? `HTTP ${a.statusCode}` : a.errorClass}
+                  {a.errorMessage ? ` · ${a.errorMessage}` : ""}
+                  {a.trigger === "manual" ? " · resend" : ""}
+                  {a.nextAttemptAt ? ` · next try ${fullTime(a.nextAttemptAt)}` : ""}
+                </Table.Td>
+                <Table.Td>{a.durationMs !== null ? `${a.durationMs} ms` : ""}</Table.Td>
+              </>
+            )}
+          />
         </Collapse>
       </Paper>
     </Box>

@@ -1,9 +1,9 @@
 // A private note in the thread: the team's own, never sent to the customer. Styled apart from the
 // messages (yellow, a lock, "Private note by …"), with the teammates it mentions highlighted.
-import { Box, Group, Paper, Text } from "@mantine/core";
+import { Group, Text } from "@mantine/core";
 import { LineIcon } from "../../components/LineIcon.tsx";
-import { fullTime, shortTime } from "../../lib/format.ts";
 import type { Note } from "../../lib/queries/notes.ts";
+import { InternalItem } from "./InternalItem.tsx";
 import { splitMentions } from "./mentions.ts";
 
 export function LockIcon({ size = 14 }: { size?: number }) {
@@ -22,52 +22,45 @@ export function noteAuthorName(note: Note): string {
 export function NoteItem({ note }: { note: Note }) {
   const title = `Private note by ${noteAuthorName(note)}`;
   return (
-    <Box style={{ display: "flex", justifyContent: "center" }}>
-      <Paper
-        component="article"
-        aria-label={title}
-        p="xs"
-        radius="md"
-        w="85%"
-        bg="var(--mantine-color-yellow-0)"
-        style={{ border: "1px solid var(--mantine-color-yellow-5)" }}
-        data-note-id={note.id}
-      >
-        <Group gap={6} justify="space-between" wrap="nowrap">
-          <Group gap={6} wrap="nowrap" c="yellow.9">
-            <LockIcon />
-            <Text size="xs" fw={700} c="dark.7">
-              {title}
-            </Text>
-          </Group>
-          <Text size="xs" c="dimmed" title={fullTime(note.createdAt)}>
-            {shortTime(note.createdAt)}
+    <InternalItem
+      article
+      label={title}
+      heading={
+        <Group gap={6} wrap="nowrap" c="yellow.9">
+          <LockIcon />
+          <Text size="xs" fw={700} c="dark.7">
+            {title}
           </Text>
         </Group>
-        <Text size="sm" mt={2} style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
-          {splitMentions(note.body, note.mentions).map((part, i) =>
-            part.mention ? (
-              <Text
-                // The parts of one note never reorder.
-                // biome-ignore lint/suspicious/noArrayIndexKey: see above
-                key={i}
-                component="strong"
-                fw={700}
-                c="blue.9"
-                data-mention=""
-                style={{ background: "var(--mantine-color-yellow-2)", borderRadius: 3, padding: "0 2px" }}
-              >
-                {part.text}
-              </Text>
-            ) : (
-              part.text
-            ),
-          )}
-        </Text>
-        <Text size="xs" c="dimmed" fs="italic" mt={2}>
-          Only your team sees this
-        </Text>
-      </Paper>
-    </Box>
+      }
+      createdAt={note.createdAt}
+      bg="var(--mantine-color-yellow-0)"
+      border="1px solid var(--mantine-color-yellow-5)"
+      data-note-id={note.id}
+    >
+      <Text size="sm" mt={2} style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+        {splitMentions(note.body, note.mentions).map((part, i) =>
+          part.mention ? (
+            <Text
+              // The parts of one note never reorder.
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
+              key={i}
+              component="strong"
+              fw={700}
+              c="blue.9"
+              data-mention=""
+              style={{ background: "var(--mantine-color-yellow-2)", borderRadius: 3, padding: "0 2px" }}
+            >
+              {part.text}
+            </Text>
+          ) : (
+            part.text
+          ),
+        )}
+      </Text>
+      <Text size="xs" c="dimmed" fs="italic" mt={2}>
+        Only your team sees this
+      </Text>
+    </InternalItem>
   );
 }

@@ -1,6 +1,7 @@
 // "Save as knowledge" (learning from the inbox): after the bot fell back and a person answered, the
 // customer's question becomes another phrasing of an existing entry or a new entry with that answer.
 import { Button, Group, Paper, Radio, Select, Text, Textarea } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { FormModal } from "../../components/FormModal.tsx";
 import type { Message } from "../../lib/api-types.ts";
@@ -77,9 +78,14 @@ function SaveKnowledgeDialog({
   const campaign = useCampaign(campaignId);
   // The entry that came closest to the question (below the threshold) is the likely one to extend.
   const closest = usePreview(campaignId, learnable.question);
-  const [mode, setMode] = useState<"new" | "phrasing">("new");
-  const [question, setQuestion] = useState(learnable.question);
-  const [answer, setAnswer] = useState(learnable.answer);
+  const form = useForm({
+    initialValues: {
+      mode: "new" as "new" | "phrasing",
+      question: learnable.question,
+      answer: learnable.answer,
+    },
+  });
+  const { mode, question, answer } = form.values;
   const [chosen, setEntry] = useState<string | null>(null);
   const near = closest.data?.closest ?? null;
   const entry = chosen ?? (near ? String(near.index) : null);
@@ -113,13 +119,12 @@ function SaveKnowledgeDialog({
         autosize
         minRows={2}
         maxLength={1000}
-        value={question}
-        onChange={(e) => setQuestion(e.currentTarget.value)}
+        {...form.getInputProps("question")}
       />
       <Radio.Group
         label="Save it as"
         value={mode}
-        onChange={(v) => setMode(v === "phrasing" ? "phrasing" : "new")}
+        onChange={(v) => form.setFieldValue("mode", v === "phrasing" ? "phrasing" : "new")}
       >
         <Group gap="md" mt={4}>
           <Radio value="new" label="A new entry" />
@@ -139,8 +144,7 @@ function SaveKnowledgeDialog({
           autosize
           minRows={3}
           maxLength={5000}
-          value={answer}
-          onChange={(e) => setAnswer(e.currentTarget.value)}
+          {...form.getInputProps("answer")}
         />
       ) : (
         <Select

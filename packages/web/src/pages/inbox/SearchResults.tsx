@@ -1,10 +1,11 @@
 // The inbox's search results (issue 33): while the search box has text, each matching conversation
 // with its contact and the matching message's snippet, the words marked; a hit opens the
 // conversation at that message (?message=, which the thread scrolls to and highlights).
-import { Box, Stack, Text, UnstyledButton } from "@mantine/core";
+import { Box, Text, UnstyledButton } from "@mantine/core";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { LoadMore } from "../../components/LoadMore.tsx";
+import { PlainList } from "../../components/PlainList.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Conversation } from "../../lib/api-types.ts";
 import { contactLabel, shortTime } from "../../lib/format.ts";
@@ -61,7 +62,7 @@ export function SearchResults({
       {list.data && hits.length === 0 && (
         <EmptyState title="No conversation matches">Try other words or other filters.</EmptyState>
       )}
-      <Stack gap={4} component="ul" p={0} m={0} style={{ listStyle: "none" }} aria-label="Search results">
+      <PlainList gap={4} aria-label="Search results">
         {hits.map((hit) => (
           <li key={hit.id}>
             <UnstyledButton
@@ -92,7 +93,7 @@ export function SearchResults({
             </UnstyledButton>
           </li>
         ))}
-      </Stack>
+      </PlainList>
       <LoadMore pages={list} fullWidth mt="xs">
         More results
       </LoadMore>

@@ -1,22 +1,12 @@
-import {
-  Alert,
-  Anchor,
-  Button,
-  Group,
-  Paper,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
+import { Button, Group, Paper, Select, Stack, Table } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import { useState } from "react";
-import { Link, useNavigate, useParams } from "react-router";
-import { LoadMore } from "../../components/LoadMore.tsx";
+import { useNavigate, useParams } from "react-router";
+import { ConfirmButton } from "../../components/ConfirmButton.tsx";
+import { NameForm } from "../../components/NameForm.tsx";
+import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import { contactName } from "../../lib/format.ts";
 import { useContactPicker } from "../../lib/queries/contacts.ts";
 import {
@@ -27,6 +17,7 @@ import {
   useRenameList,
 } from "../../lib/queries/lists.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { ContactCells } from "../contacts/ContactCells.tsx";
 import { AddMembersButton } from "./AddMembersDialog.tsx";
 import { ListId } from "./ListsPage.tsx";
 
@@ -34,8 +25,7 @@ export function ListPage() {
   useDocumentTitle("List");
   const { listId = "" } = useParams();
   const navigate = useNavigate();
-  const [newName, setNewName] = useState<string | null>(null);
-  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [renaming, setRenaming] = useState(false);
   const [search, setSearch] = useState("");
   const [picked, setPicked] = useState<string | null>(null);
   const [debounced] = useDebouncedValue(search, 250);
@@ -53,74 +43,41 @@ export function ListPage() {
 
   return (
     <Stack gap="md" maw={860}>
-      <Group justify="space-between" align="flex-start">
-        <div>
-          <Title order={1} size="h2">
-            {list.data.name}
-          </Title>
-          <Text size="sm" c="dimmed">
-            {list.data.memberCount} {list.data.memberCount === 1 ? "member" : "members"}
-          </Text>
-        </div>
+      <PageHeader
+        title={list.data.name}
+        subtitle={`${list.data.memberCount} ${list.data.memberCount === 1 ? "member" : "members"}`}
+      >
         <ListId id={list.data.id} />
-      </Group>
+      </PageHeader>
       <Paper withBorder p="sm" radius="md">
-        {newName === null ? (
+        {renaming ? (
+          <NameForm
+            label="New name"
+            initialName={list.data.name}
+            submitLabel="Rename list"
+            onSubmit={(name) => rename.mutate(name, { onSuccess: () => setRenaming(false) })}
+            pending={rename.isPending}
+            error={rename.error}
+            onCancel={() => setRenaming(false)}
+          />
+        ) : (
           <Group gap="xs">
-            <Button variant="default" onClick={() => setNewName(list.data.name)}>
+            <Button variant="default" onClick={() => setRenaming(true)}>
               Rename
             </Button>
-            {confirmDelete ? (
-              <Alert color="red" role="alertdialog" aria-label="Confirm deletion" title="Delete this list?">
-                <Text size="sm" mb="xs">
-                  The list goes; its contacts stay.
-                </Text>
-                <Group gap="xs">
-                  <Button
-                    color="red"
-                    loading={del.isPending}
-                    onClick={() =>
-                      del.mutate(undefined, { onSuccess: () => navigate("/lists", { replace: true }) })
-                    }
-                  >
-                    Delete list
-                  </Button>
-                  <Button variant="default" onClick={() => setConfirmDelete(false)}>
-                    Cancel
-                  </Button>
-                </Group>
-              </Alert>
-            ) : (
-              <Button variant="light" color="red" onClick={() => setConfirmDelete(true)}>
-                Delete…
-              </Button>
-            )}
+            <ConfirmButton
+              triggerLabel="Delete…"
+              title="Delete this list?"
+              confirmLabel="Delete list"
+              onConfirm={() =>
+                del.mutate(undefined, { onSuccess: () => navigate("/lists", { replace: true }) })
+              }
+              pending={del.isPending}
+              error={del.error}
+            >
+              The list goes; its contacts stay.
+            </ConfirmButton>
           </Group>
-        ) : (
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              rename.mutate(newName.trim(), { onSuccess: () => setNewName(null) });
-            }}
-            noValidate
-          >
-            <Group align="flex-start" gap="xs">
-              <TextInput
-                label="New name"
-                value={newName}
-                onChange={(e) => setNewName(e.currentTarget.value)}
-                error={rename.isError ? errorMessage(rename.error) : undefined}
-                maxLength={200}
-                style={{ flex: 1 }}
-              />
-              <Button type="submit" mt={25} loading={rename.isPending}>
-                Rename list
-              </Button>
-              <Button variant="default" mt={25} onClick={() => setNewName(null)}>
-                Cancel
-              </Button>
-            </Group>
-          </form>
         )}
       </Paper>
       <Paper withBorder p="sm" radius="md">
@@ -162,47 +119,31 @@ export function ListPage() {
           <AddMembersButton listId={listId} />
         </Group>
       </Paper>
-      {members.isPending && <LoadingState label="Loading members" />}
-      {members.data && rows.length === 0 && (
-        <EmptyState title="No members yet">Add contacts above.</EmptyState>
-      )}
-      {rows.length > 0 && (
-        <Table striped aria-label="Members">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Phone</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Remove</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((c) => (
-              <Table.Tr key={c.id}>
-                <Table.Td>
-                  <Anchor component={Link} to={`/contacts/${c.id}`}>
-                    {contactName(c)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td>{c.phone ?? "—"}</Table.Td>
-                <Table.Td>{c.email ?? "—"}</Table.Td>
-                <Table.Td>
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Remove ${contactName(c)} from the list`}
-                    onClick={() => remove.mutate({ listId, contactId: c.id })}
-                  >
-                    Remove
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <LoadMore pages={members} />
+      <PagedTable
+        query={members}
+        rows={members.data ? rows : undefined}
+        loadingLabel="Loading members"
+        empty={<EmptyState title="No members yet">Add contacts above.</EmptyState>}
+        label="Members"
+        columns={["Name", "Phone", "Email", "Remove"]}
+        minWidth={600}
+        cells={(c) => (
+          <>
+            <ContactCells contact={c} name={contactName(c)} />
+            <Table.Td>
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                color="red"
+                aria-label={`Remove ${contactName(c)} from the list`}
+                onClick={() => remove.mutate({ listId, contactId: c.id })}
+              >
+                Remove
+              </Button>
+            </Table.Td>
+          </>
+        )}
+      />
     </Stack>
   );
 }

@@ -1,20 +1,9 @@
-import {
-  Anchor,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Paper,
-  Stack,
-  Table,
-  TextInput,
-  Title,
-} from "@mantine/core";
-import { useState } from "react";
-import { Link } from "react-router";
+import { Button, Code, CopyButton, Group, Paper, Stack, Table } from "@mantine/core";
+import { LinkCell } from "../../components/LinkCell.tsx";
+import { NameForm } from "../../components/NameForm.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useCreateList, useListPages } from "../../lib/queries/lists.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
@@ -37,39 +26,23 @@ export function ListId({ id }: { id: string }) {
 
 export function ListsPage() {
   useDocumentTitle("Lists");
-  const [name, setName] = useState("");
   const lists = useListPages();
   const create = useCreateList();
   const rows = lists.data?.pages.flatMap((p) => p.data) ?? [];
 
   return (
     <Stack gap="md">
-      <Title order={1} size="h2">
-        Lists
-      </Title>
+      <PageHeader title="Lists" />
       <Paper withBorder p="sm" radius="md">
-        <form
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (name.trim()) create.mutate(name.trim(), { onSuccess: () => setName("") });
-          }}
-          noValidate
-        >
-          <Group align="flex-start" gap="xs">
-            <TextInput
-              label="List name"
-              placeholder="For example Newsletter"
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
-              error={create.isError ? errorMessage(create.error) : undefined}
-              style={{ flex: 1 }}
-              maxLength={200}
-            />
-            <Button type="submit" mt={25} loading={create.isPending} disabled={!name.trim()}>
-              Create list
-            </Button>
-          </Group>
-        </form>
+        <NameForm
+          label="List name"
+          placeholder="For example Newsletter"
+          submitLabel="Create list"
+          onSubmit={(name, reset) => create.mutate(name, { onSuccess: reset })}
+          pending={create.isPending}
+          error={create.error}
+          requireName
+        />
       </Paper>
       <PagedTable
         query={lists}
@@ -85,11 +58,7 @@ export function ListsPage() {
         minWidth={600}
         cells={(l) => (
           <>
-            <Table.Td>
-              <Anchor component={Link} to={`/lists/${l.id}`}>
-                {l.name}
-              </Anchor>
-            </Table.Td>
+            <LinkCell to={`/lists/${l.id}`}>{l.name}</LinkCell>
             <Table.Td>{l.memberCount}</Table.Td>
             <Table.Td>
               <ListId id={l.id} />
