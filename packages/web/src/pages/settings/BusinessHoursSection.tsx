@@ -2,7 +2,8 @@
 // use them to send an away message, hold follow-ups and outgoing messages (docs/automation.md).
 import { ActionIcon, Badge, Button, Checkbox, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/api-types.ts";
 import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
 import { Section } from "./Section.tsx";
@@ -102,8 +103,7 @@ export function BusinessHoursSection() {
       title="Business hours"
       description="When your team is there. Outside these hours a campaign can send an away message instead of answering, and follow-ups and outgoing messages can wait for the opening. {{openingTime}} in a message says when you open next."
     >
-      {hours.isPending && <LoadingState label="Loading the business hours" />}
-      {hours.isError && <ErrorState error={hours.error} onRetry={() => void hours.refetch()} />}
+      <QueryStatus query={hours} loadingLabel="Loading the business hours" />
       {hours.data && <HoursForm key={hours.dataUpdatedAt} state={hours.data} />}
     </Section>
   );

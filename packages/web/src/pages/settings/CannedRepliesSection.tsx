@@ -2,7 +2,8 @@
 // shortcut. Placeholders are filled when a reply is inserted (pages/inbox/canned.ts).
 import { Button, Code, Group, Paper, Stack, Text, Textarea, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import {
   type CannedReply,
@@ -111,8 +112,7 @@ export function CannedRepliesSection() {
       title="Canned replies"
       description='Snippets the whole team inserts in a reply by typing "/" and the shortcut.'
     >
-      {replies.isPending && <LoadingState label="Loading the canned replies" />}
-      {replies.isError && <ErrorState error={replies.error} onRetry={() => void replies.refetch()} />}
+      <QueryStatus query={replies} loadingLabel="Loading the canned replies" />
       {replies.data && replies.data.length === 0 && editing !== "new" && (
         <EmptyState title="No canned replies yet">
           Add one for the answers your team types every day, such as opening hours.

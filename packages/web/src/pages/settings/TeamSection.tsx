@@ -13,7 +13,7 @@ import {
   VisuallyHidden,
 } from "@mantine/core";
 import { useState } from "react";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Role, Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -37,8 +37,7 @@ export function TeamSection({ session }: { session: Session }) {
       title="Team"
       description="Owners and admins manage settings and the team; agents work in the inbox."
     >
-      {team.isPending && <LoadingState label="Loading the team" />}
-      {team.isError && <ErrorState error={team.error} onRetry={() => void team.refetch()} />}
+      <QueryStatus query={team} loadingLabel="Loading the team" />
       {team.data && (
         <Table.ScrollContainer minWidth={480}>
           <Table verticalSpacing="xs" aria-label="Team members">
