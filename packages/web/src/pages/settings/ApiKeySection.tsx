@@ -1,5 +1,6 @@
-import { Alert, Button, Code, Group, Text } from "@mantine/core";
+import { Button, Code, Text } from "@mantine/core";
 import { useState } from "react";
+import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
@@ -32,11 +33,21 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
         <NewApiKey apiKey={newKey} title="Your new API key" note="Copy it now: it is shown only once." />
       )}
       {confirming ? (
-        <Alert
-          color="red"
+        <ConfirmAlert
           title="Generate a new API key?"
-          role="alertdialog"
-          aria-label="Confirm new API key"
+          label="Confirm new API key"
+          confirmLabel="Generate"
+          busy={generate.isPending}
+          onConfirm={() =>
+            generate.mutate(undefined, {
+              onSuccess: (res) => {
+                setNewKey(res.apiKey);
+                setConfirming(false);
+              },
+            })
+          }
+          onCancel={() => setConfirming(false)}
+          focusConfirm
         >
           <Text size="sm" mb="sm">
             The previous key stops working at once: anything still using it will be refused until you give it
@@ -47,27 +58,7 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
               {errorMessage(generate.error)}
             </Text>
           )}
-          <Group gap="xs">
-            <Button
-              color="red"
-              loading={generate.isPending}
-              onClick={() =>
-                generate.mutate(undefined, {
-                  onSuccess: (res) => {
-                    setNewKey(res.apiKey);
-                    setConfirming(false);
-                  },
-                })
-              }
-              data-autofocus
-            >
-              Generate
-            </Button>
-            <Button variant="default" onClick={() => setConfirming(false)}>
-              Cancel
-            </Button>
-          </Group>
-        </Alert>
+        </ConfirmAlert>
       ) : (
         <Button w="fit-content" onClick={() => setConfirming(true)}>
           Generate API key
