@@ -1,7 +1,8 @@
-import { Anchor, Button, Text, TextInput } from "@mantine/core";
+import { Anchor, Button, Text } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
+import { SignInEmailField } from "../../components/CredentialFields.tsx";
 import { requestPasswordReset } from "../../lib/queries/auth.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
@@ -60,13 +61,7 @@ export function ForgotPasswordPage() {
           </Anchor>
         }
       >
-        <TextInput
-          label="E-mail"
-          type="email"
-          autoComplete="username"
-          required
-          {...form.getInputProps("email")}
-        />
+        <SignInEmailField label="E-mail" {...form.getInputProps("email")} />
       </AuthForm>
     </AuthCard>
   );

@@ -1,7 +1,7 @@
 import { Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link, useNavigate, useParams } from "react-router";
-import { PasswordField } from "../../components/PasswordField.tsx";
+import { NewPasswordField } from "../../components/CredentialFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";
@@ -61,11 +61,9 @@ export function InvitePage() {
       <AuthForm form={form} submitLabel="Join" send={send}>
         <TextInput label="Email" value={invite.data.email} readOnly />
         <TextInput label="Your name" autoComplete="name" {...form.getInputProps("name")} />
-        <PasswordField
+        <NewPasswordField
           label="Password"
           description="At least 8 characters. Already use Parley with this address? Enter that password."
-          autoComplete="new-password"
-          required
           {...form.getInputProps("password")}
         />
       </AuthForm>

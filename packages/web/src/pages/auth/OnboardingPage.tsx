@@ -2,8 +2,8 @@ import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { NewPasswordField, SignInEmailField } from "../../components/CredentialFields.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { PasswordField } from "../../components/PasswordField.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
 import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
@@ -90,18 +90,10 @@ export function OnboardingPage() {
           maxLength={200}
           {...form.getInputProps("name")}
         />
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          {...form.getInputProps("email")}
-        />
-        <PasswordField
+        <SignInEmailField label="Email" {...form.getInputProps("email")} />
+        <NewPasswordField
           label="Password"
           description="At least 8 characters"
-          autoComplete="new-password"
-          required
           {...form.getInputProps("password")}
         />
       </AuthForm>

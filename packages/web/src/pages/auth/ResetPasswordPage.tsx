@@ -2,7 +2,7 @@ import { Alert, Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { PasswordField } from "../../components/PasswordField.tsx";
+import { NewPasswordField } from "../../components/CredentialFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";
@@ -90,19 +90,12 @@ export function ResetPasswordPage() {
     <AuthCard title="Choose a new password">
       <AuthForm form={form} submitLabel="Set new password" send={send}>
         <TextInput label="E-mail" value={link.data.email} readOnly autoComplete="username" />
-        <PasswordField
+        <NewPasswordField
           label="New password"
           description="At least 8 characters"
-          autoComplete="new-password"
-          required
           {...form.getInputProps("password")}
         />
-        <PasswordField
-          label="Confirm new password"
-          autoComplete="new-password"
-          required
-          {...form.getInputProps("confirm")}
-        />
+        <NewPasswordField label="Confirm new password" {...form.getInputProps("confirm")} />
       </AuthForm>
     </AuthCard>
   );

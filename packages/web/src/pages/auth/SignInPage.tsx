@@ -1,6 +1,7 @@
-import { Anchor, Group, TextInput } from "@mantine/core";
+import { Anchor, Group } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router";
+import { SignInEmailField } from "../../components/CredentialFields.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { usePageBrand } from "../../lib/brand.ts";
 import { signIn } from "../../lib/queries/auth.ts";
@@ -34,13 +35,7 @@ export function SignInPage() {
   return (
     <AuthCard title={`Sign in to ${brand?.name ?? "Parley"}`}>
       <AuthForm form={form} submitLabel="Sign in" send={send}>
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          {...form.getInputProps("email")}
-        />
+        <SignInEmailField label="Email" {...form.getInputProps("email")} />
         <PasswordField
           label="Password"
           autoComplete="current-password"

@@ -1,0 +1,12 @@
+import { type PasswordInputProps, TextInput, type TextInputProps } from "@mantine/core";
+import { PasswordField } from "./PasswordField.tsx";
+
+/** The address a person signs in with: required, and the browser offers the one it saved. */
+export function SignInEmailField(props: TextInputProps) {
+  return <TextInput type="email" autoComplete="username" required {...props} />;
+}
+
+/** A password the person chooses now: required, and the browser may suggest a strong one. */
+export function NewPasswordField(props: PasswordInputProps) {
+  return <PasswordField autoComplete="new-password" required {...props} />;
+}
