@@ -194,37 +194,28 @@ function HoursForm({ state }: { state: BusinessHoursState }) {
                   {ranges.map((r, i) => {
                     const n = ranges.length > 1 ? ` (${i + 1})` : "";
                     const error = checked ? errors[day][i] : null;
+                    const setRange = (change: Partial<Range>) =>
+                      setDay(
+                        day,
+                        ranges.map((x, j) => (j === i ? { ...x, ...change } : x)),
+                      );
                     return (
                       // Ranges have no ids; their position is what the labels name.
                       // biome-ignore lint/suspicious/noArrayIndexKey: see above
                       <Group key={i} gap="xs" align="flex-start" wrap="nowrap">
-                        <TextInput
-                          type="time"
-                          aria-label={`${label} opens${n}`}
+                        <TimeField
+                          label={`${label} opens${n}`}
                           value={r.open}
-                          onChange={(e) =>
-                            setDay(
-                              day,
-                              ranges.map((x, j) => (j === i ? { ...x, open: e.currentTarget.value } : x)),
-                            )
-                          }
+                          onChange={(open) => setRange({ open })}
                           error={error}
-                          w={130}
                         />
                         <Text size="sm" mt={8}>
                           to
                         </Text>
-                        <TextInput
-                          type="time"
-                          aria-label={`${label} closes${n}`}
+                        <TimeField
+                          label={`${label} closes${n}`}
                           value={r.close}
-                          onChange={(e) =>
-                            setDay(
-                              day,
-                              ranges.map((x, j) => (j === i ? { ...x, close: e.currentTarget.value } : x)),
-                            )
-                          }
-                          w={130}
+                          onChange={(close) => setRange({ close })}
                         />
                         <ActionIcon
                           variant="subtle"
@@ -329,5 +320,29 @@ function HoursForm({ state }: { state: BusinessHoursState }) {
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** One end of a range of opening hours; its label is the accessible name only (the row shows the day). */
+function TimeField({
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string | null;
+}) {
+  return (
+    <TextInput
+      type="time"
+      aria-label={label}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={error}
+      w={130}
+    />
   );
 }

@@ -12,6 +12,7 @@ import {
   TextInput,
   VisuallyHidden,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { errorMessage } from "../../lib/api.ts";
@@ -23,8 +24,7 @@ import { Section } from "./Section.tsx";
 /** Members, pending invites, and a new invite link (shown once, valid 7 days). */
 export function TeamSection({ session }: { session: Session }) {
   const team = useTeam();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("agent");
+  const inviteForm = useForm<{ email: string; role: Role }>({ initialValues: { email: "", role: "agent" } });
   const [link, setLink] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
 
@@ -127,19 +127,18 @@ export function TeamSection({ session }: { session: Session }) {
         </Table.ScrollContainer>
       )}
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={inviteForm.onSubmit(({ email, role }) => {
           setLink(null);
           invite.mutate(
             { email: email.trim(), role },
             {
               onSuccess: (res) => {
                 setLink(res.url);
-                setEmail("");
+                inviteForm.setFieldValue("email", "");
               },
             },
           );
-        }}
+        })}
         noValidate
       >
         <Group align="flex-start" gap="xs" wrap="wrap">
@@ -148,8 +147,7 @@ export function TeamSection({ session }: { session: Session }) {
             type="email"
             placeholder="teammate@example.com"
             style={{ flex: 1, minWidth: 220 }}
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
+            {...inviteForm.getInputProps("email")}
             error={invite.isError ? errorMessage(invite.error) : undefined}
           />
           <Select
@@ -158,8 +156,7 @@ export function TeamSection({ session }: { session: Session }) {
               { value: "agent", label: "Agent" },
               { value: "admin", label: "Admin" },
             ]}
-            value={role}
-            onChange={(v) => setRole((v as Role | null) ?? "agent")}
+            {...inviteForm.getInputProps("role")}
             allowDeselect={false}
             w={130}
           />
