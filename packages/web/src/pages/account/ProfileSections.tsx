@@ -1,7 +1,8 @@
 // The account page's own parts: the person's display name, and a sub-account's credit balance.
-import { Button, Group, Paper, Text, TextInput, Title } from "@mantine/core";
+import { Button, Group, Paper, Text, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useMutation, useQuery } from "@tanstack/react-query";
+import { DisplayNameField } from "../../components/PersonFields.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
@@ -28,11 +29,9 @@ export function DisplayNameSection({ session }: { session: Session }) {
       </Title>
       <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
         <Group align="flex-end" gap="xs">
-          <TextInput
+          <DisplayNameField
             label="Display name"
             description="Shown to your team and on your replies; empty shows your e-mail address"
-            autoComplete="name"
-            maxLength={200}
             {...form.getInputProps("name")}
             style={{ flex: 1 }}
           />

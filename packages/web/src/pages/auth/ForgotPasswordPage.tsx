@@ -2,7 +2,7 @@ import { Anchor, Button, Text } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
-import { SignInEmailField } from "../../components/CredentialFields.tsx";
+import { SignInEmailField } from "../../components/PersonFields.tsx";
 import { requestPasswordReset } from "../../lib/queries/auth.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";

@@ -1,7 +1,7 @@
 import { Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link, useNavigate, useParams } from "react-router";
-import { NewPasswordField } from "../../components/CredentialFields.tsx";
+import { NewPasswordField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";

@@ -2,8 +2,8 @@ import { Alert, Button, Stack, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
-import { NewPasswordField, SignInEmailField } from "../../components/CredentialFields.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
+import { DisplayNameField, NewPasswordField, SignInEmailField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
 import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
@@ -83,11 +83,9 @@ export function OnboardingPage() {
           required
           {...form.getInputProps("businessName")}
         />
-        <TextInput
+        <DisplayNameField
           label="Your name"
           description="Shown to your team and on your replies"
-          autoComplete="name"
-          maxLength={200}
           {...form.getInputProps("name")}
         />
         <SignInEmailField label="Email" {...form.getInputProps("email")} />

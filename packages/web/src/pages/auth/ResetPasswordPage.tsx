@@ -2,7 +2,7 @@ import { Alert, Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { NewPasswordField } from "../../components/CredentialFields.tsx";
+import { NewPasswordField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";

@@ -1,8 +1,8 @@
 import { Anchor, Group } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router";
-import { SignInEmailField } from "../../components/CredentialFields.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { SignInEmailField } from "../../components/PersonFields.tsx";
 import { usePageBrand } from "../../lib/brand.ts";
 import { signIn } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";

@@ -3,8 +3,6 @@ import {
   Alert,
   Badge,
   Button,
-  Code,
-  CopyButton,
   Group,
   Select,
   Table,
@@ -14,6 +12,7 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
+import { CopyableValue } from "../../components/CopyableValue.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Role, Session } from "../../lib/api-types.ts";
@@ -170,18 +169,7 @@ export function TeamSection({ session }: { session: Session }) {
           <Text size="sm" mb="xs">
             Send this link to your teammate. It is shown only once and works for 7 days.
           </Text>
-          <Group gap="xs" wrap="nowrap">
-            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="invite-link">
-              {link}
-            </Code>
-            <CopyButton value={link}>
-              {({ copied, copy }) => (
-                <Button size="xs" variant="light" onClick={copy}>
-                  {copied ? "Copied" : "Copy link"}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
+          <CopyableValue value={link} copyLabel="Copy link" testId="invite-link" />
         </Alert>
       )}
     </Section>

@@ -1,6 +1,7 @@
-import { Alert, Button, type ButtonProps, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
+import { Alert, Button, type ButtonProps, Code, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
+import { CopyableValue } from "../../components/CopyableValue.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
@@ -87,21 +88,11 @@ export function SigningSecretSection() {
       description="Your receiver checks each webhook's signature with it (Standard Webhooks)."
     >
       {secret ? (
-        <Group gap="xs" wrap="nowrap">
-          <Code block style={{ flex: 1, wordBreak: "break-all" }}>
-            {secret}
-          </Code>
-          <CopyButton value={secret}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
-                {copied ? "Copied" : "Copy secret"}
-              </Button>
-            )}
-          </CopyButton>
+        <CopyableValue value={secret} copyLabel="Copy secret">
           <Button size="xs" variant="default" onClick={() => setSecret(null)}>
             Hide
           </Button>
-        </Group>
+        </CopyableValue>
       ) : (
         <Text size="sm" c="dimmed">
           whsec_••••••••
