@@ -1,8 +1,8 @@
 import { Button, Code, Text } from "@mantine/core";
 import { useState } from "react";
 import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useGenerateApiKey } from "../../lib/queries/settings.ts";
@@ -53,11 +53,7 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
             The previous key stops working at once: anything still using it will be refused until you give it
             the new key.
           </Text>
-          {generate.isError && (
-            <Text size="sm" c="red" mb="sm" role="alert">
-              {errorMessage(generate.error)}
-            </Text>
-          )}
+          <ErrorText error={generate.error} mb="sm" />
         </ConfirmAlert>
       ) : (
         <Button w="fit-content" onClick={() => setConfirming(true)}>

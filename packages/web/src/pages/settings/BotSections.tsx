@@ -1,8 +1,8 @@
-import { Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
+import { Button, Group, Stack, Switch, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { useUpdateSettings } from "../../lib/queries/settings.ts";
@@ -22,11 +22,7 @@ export function BotSection({ settings }: { settings: Settings }) {
         disabled={update.isPending}
         onChange={(e) => update.mutate({ botActive: e.currentTarget.checked })}
       />
-      {update.isError && (
-        <Text size="sm" c="red" role="alert">
-          {errorMessage(update.error)}
-        </Text>
-      )}
+      <ErrorText error={update.error} />
     </Section>
   );
 }

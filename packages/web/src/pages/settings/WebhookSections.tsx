@@ -2,6 +2,7 @@ import { Alert, Button, type ButtonProps, Code, Group, Text, TextInput } from "@
 import { useState } from "react";
 import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
 import { CopyableValue } from "../../components/CopyableValue.tsx";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
@@ -81,7 +82,6 @@ export function SigningSecretSection() {
   const [confirmRotate, setConfirmRotate] = useState(false);
   const reveal = useRevealWebhookSecret();
   const rotate = useRotateWebhookSecret();
-  const failed = reveal.error ?? rotate.error;
   return (
     <Section
       title="Signing secret"
@@ -98,11 +98,7 @@ export function SigningSecretSection() {
           whsec_••••••••
         </Text>
       )}
-      {failed && (
-        <Text size="sm" c="red" role="alert">
-          {errorMessage(failed)}
-        </Text>
-      )}
+      <ErrorText error={reveal.error ?? rotate.error} />
       {confirmRotate ? (
         <ConfirmAlert
           title="Rotate the signing secret?"
