@@ -1,8 +1,8 @@
 import { Button, Paper, Stack, Text, Title } from "@mantine/core";
-import { useState } from "react";
+import { useForm } from "@mantine/form";
+import { useMutation } from "@tanstack/react-query";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { changePassword } from "../../lib/queries/auth.ts";
@@ -17,32 +17,19 @@ import { CreditsSection, DisplayNameSection } from "./ProfileSections.tsx";
  */
 export function AccountPage({ session }: { session: Session }) {
   useDocumentTitle("Your profile");
-  const [currentPassword, setCurrent] = useState("");
-  const [newPassword, setNew] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  const [newError, setNewError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (newPassword.length < 8) {
-      setNewError("Use at least 8 characters");
-      return;
-    }
-    setNewError(null);
-    setError(null);
-    setBusy(true);
-    try {
-      await changePassword(currentPassword, newPassword);
-      setCurrent("");
-      setNew("");
+  const form = useForm({
+    initialValues: { currentPassword: "", newPassword: "" },
+    validate: { newPassword: (v) => (v.length < 8 ? "Use at least 8 characters" : null) },
+    // The message stays until the next try.
+    clearInputErrorOnChange: false,
+  });
+  const change = useMutation({
+    mutationFn: (values: typeof form.values) => changePassword(values.currentPassword, values.newPassword),
+    onSuccess: () => {
+      form.reset();
       notify("Password changed. Your other sessions were signed out.");
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
 
   return (
     <Stack maw={760}>
@@ -60,24 +47,21 @@ export function AccountPage({ session }: { session: Session }) {
         <Title order={2} size="h4" id="password-heading" mb="sm">
           Change password
         </Title>
-        <form onSubmit={submit} noValidate>
+        <form onSubmit={form.onSubmit((values) => change.mutate(values))} noValidate>
           <Stack gap="sm">
-            <ErrorAlert error={error} />
+            <ErrorAlert error={change.error} />
             <PasswordField
               label="Current password"
               autoComplete="current-password"
-              value={currentPassword}
-              onChange={(e) => setCurrent(e.currentTarget.value)}
+              {...form.getInputProps("currentPassword")}
             />
             <PasswordField
               label="New password"
               description="At least 8 characters"
               autoComplete="new-password"
-              value={newPassword}
-              onChange={(e) => setNew(e.currentTarget.value)}
-              error={newError}
+              {...form.getInputProps("newPassword")}
             />
-            <Button type="submit" loading={busy} w="fit-content">
+            <Button type="submit" loading={change.isPending} w="fit-content">
               Change password
             </Button>
           </Stack>

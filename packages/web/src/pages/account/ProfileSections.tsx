@@ -1,7 +1,8 @@
 // The account page's own parts: the person's display name, and a sub-account's credit balance.
-import { Button, Group, Paper, Text, TextInput, Title } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { Button, Group, Paper, Text, Title } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { DisplayNameField } from "../../components/PersonFields.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
@@ -12,44 +13,33 @@ import { useSetSession } from "../../lib/session.ts";
 
 /** "Display name": shown to the team (assignee lists, notes) and on the person's replies. */
 export function DisplayNameSection({ session }: { session: Session }) {
-  const [name, setName] = useState(session.user.name ?? "");
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const form = useForm({ initialValues: { name: session.user.name ?? "" } });
   const setSession = useSetSession();
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    setError(null);
-    setBusy(true);
-    try {
-      setSession(await updateProfile(name.trim() || null));
+  const save = useMutation({
+    mutationFn: ({ name }: typeof form.values) => updateProfile(name.trim() || null),
+    onSuccess: (updated) => {
+      setSession(updated);
       notify("Display name saved.");
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  };
+    },
+  });
   return (
     <Paper withBorder p="md" component="section" aria-labelledby="name-heading">
       <Title order={2} size="h4" id="name-heading" mb="sm">
         Your name
       </Title>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.onSubmit((values) => save.mutate(values))} noValidate>
         <Group align="flex-end" gap="xs">
-          <TextInput
+          <DisplayNameField
             label="Display name"
             description="Shown to your team and on your replies; empty shows your e-mail address"
-            autoComplete="name"
-            maxLength={200}
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            {...form.getInputProps("name")}
             style={{ flex: 1 }}
           />
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={save.isPending}>
             Save name
           </Button>
         </Group>
-        <ErrorAlert error={error} mt="sm" />
+        <ErrorAlert error={save.error} mt="sm" />
       </form>
     </Paper>
   );

@@ -1,43 +1,39 @@
 import { Alert, Button, Stack } from "@mantine/core";
-import { type FormEvent, type ReactNode, useState } from "react";
+import type { UseFormReturnType } from "@mantine/form";
+import { type ReactNode, useState } from "react";
 import { errorMessage } from "../../lib/api.ts";
 
 /**
  * The form of the signed-out pages (sign-in, onboarding, invite, password reset): the fields, the
- * server's refusal above them, and the submit button, busy while the request runs.
+ * server's refusal above them, and the submit button, busy while the request runs. The fields' state
+ * and checks are the page's `@mantine/form` form; nothing is sent while a check fails.
  */
-export function AuthForm({
+export function AuthForm<Values>({
+  form,
   submitLabel,
-  validate,
   send,
   children,
   footer,
 }: {
+  form: UseFormReturnType<Values>;
   submitLabel: string;
-  /** Checks the fields (each says what is wrong); false: nothing is sent. */
-  validate?: () => boolean;
   /** The request and what follows it; what it throws is shown above the fields. */
-  send: () => Promise<void>;
+  send: (values: Values) => Promise<void>;
   /** The fields. */
   children: ReactNode;
   /** Under the submit button. */
   footer?: ReactNode;
 }) {
   const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    if (validate && !validate()) return;
+  // A refused check keeps the server's last refusal on screen: it is cleared only when a request goes.
+  const submit = form.onSubmit(async (values) => {
     setError(null);
-    setBusy(true);
     try {
-      await send();
+      await send(values);
     } catch (err) {
       setError(errorMessage(err));
-    } finally {
-      setBusy(false);
     }
-  };
+  });
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="sm">
@@ -47,7 +43,7 @@ export function AuthForm({
           </Alert>
         )}
         {children}
-        <Button type="submit" loading={busy} fullWidth mt="xs">
+        <Button type="submit" loading={form.submitting} fullWidth mt="xs">
           {submitLabel}
         </Button>
         {footer}

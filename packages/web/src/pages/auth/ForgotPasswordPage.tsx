@@ -1,6 +1,8 @@
-import { Anchor, Button, Text, TextInput } from "@mantine/core";
+import { Anchor, Button, Text } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
+import { SignInEmailField } from "../../components/PersonFields.tsx";
 import { requestPasswordReset } from "../../lib/queries/auth.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
@@ -13,16 +15,18 @@ import { AuthForm } from "./AuthForm.tsx";
 export function ForgotPasswordPage() {
   useDocumentTitle("Forgot password");
   const location = useLocation();
-  const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");
-  const [emailError, setEmailError] = useState<string | null>(null);
+  const form = useForm({
+    initialValues: { email: (location.state as { email?: string } | null)?.email ?? "" },
+    validate: {
+      email: (email) =>
+        /^[^@\s]+@[^@\s]+$/.test(email.trim()) ? null : "Enter the e-mail address you sign in with",
+    },
+    // The message stays until the next try.
+    clearInputErrorOnChange: false,
+  });
   const [sentTo, setSentTo] = useState<string | null>(null);
 
-  const validate = () => {
-    const valid = /^[^@\s]+@[^@\s]+$/.test(email.trim());
-    setEmailError(valid ? null : "Enter the e-mail address you sign in with");
-    return valid;
-  };
-  const send = async () => {
+  const send = async ({ email }: { email: string }) => {
     const address = email.trim();
     await requestPasswordReset(address);
     setSentTo(address);
@@ -48,8 +52,8 @@ export function ForgotPasswordPage() {
       intro="Enter the address you sign in with and we will e-mail you a link to choose a new password."
     >
       <AuthForm
+        form={form}
         submitLabel="Send reset link"
-        validate={validate}
         send={send}
         footer={
           <Anchor component={Link} to="/signin" size="sm" ta="center">
@@ -57,15 +61,7 @@ export function ForgotPasswordPage() {
           </Anchor>
         }
       >
-        <TextInput
-          label="E-mail"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.currentTarget.value)}
-          error={emailError}
-        />
+        <SignInEmailField label="E-mail" {...form.getInputProps("email")} />
       </AuthForm>
     </AuthCard>
   );

@@ -1,7 +1,7 @@
 import { Button, Text, TextInput } from "@mantine/core";
-import { useState } from "react";
+import { useForm } from "@mantine/form";
 import { Link, useNavigate, useParams } from "react-router";
-import { PasswordField } from "../../components/PasswordField.tsx";
+import { NewPasswordField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";
@@ -19,9 +19,12 @@ export function InvitePage() {
   useDocumentTitle("Join your team");
   const { token = "" } = useParams();
   const invite = useInvite(token);
-  const [name, setName] = useState("");
-  const [password, setPassword] = useState("");
-  const [passwordError, setPasswordError] = useState<string | null>(null);
+  const form = useForm({
+    initialValues: { name: "", password: "" },
+    validate: { password: (password) => (password.length >= 8 ? null : "Use at least 8 characters") },
+    // The message stays until the next try.
+    clearInputErrorOnChange: false,
+  });
   const setSession = useSetSession();
   const navigate = useNavigate();
 
@@ -40,12 +43,7 @@ export function InvitePage() {
     );
   }
 
-  const validate = () => {
-    const valid = password.length >= 8;
-    setPasswordError(valid ? null : "Use at least 8 characters");
-    return valid;
-  };
-  const send = async () => {
+  const send = async ({ name, password }: typeof form.values) => {
     const session = await acceptInvite(token, { ...(name.trim() ? { name: name.trim() } : {}), password });
     const { notice, ...signedIn } = session;
     if (notice) notify(notice, "error");
@@ -60,22 +58,13 @@ export function InvitePage() {
         invite.data.role === "owner" ? "the owner" : invite.data.role === "admin" ? "an admin" : "an agent"
       }.`}
     >
-      <AuthForm submitLabel="Join" validate={validate} send={send}>
+      <AuthForm form={form} submitLabel="Join" send={send}>
         <TextInput label="Email" value={invite.data.email} readOnly />
-        <TextInput
-          label="Your name"
-          autoComplete="name"
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-        />
-        <PasswordField
+        <TextInput label="Your name" autoComplete="name" {...form.getInputProps("name")} />
+        <NewPasswordField
           label="Password"
           description="At least 8 characters. Already use Parley with this address? Enter that password."
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
-          error={passwordError}
+          {...form.getInputProps("password")}
         />
       </AuthForm>
     </AuthCard>

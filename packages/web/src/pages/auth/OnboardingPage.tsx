@@ -1,8 +1,9 @@
 import { Alert, Button, Stack, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { PasswordField } from "../../components/PasswordField.tsx";
+import { DisplayNameField, NewPasswordField, SignInEmailField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
 import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
@@ -11,15 +12,13 @@ import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
 import { AuthCard } from "./AuthCard.tsx";
 import { AuthForm } from "./AuthForm.tsx";
 
-type FieldErrors = Partial<Record<"businessName" | "email" | "password", string>>;
+type Values = { businessName: string; name: string; email: string; password: string };
 
-function check(values: { businessName: string; email: string; password: string }): FieldErrors {
-  const errors: FieldErrors = {};
-  if (!values.businessName.trim()) errors.businessName = "Enter your business name";
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(values.email.trim())) errors.email = "Enter a valid email address";
-  if (values.password.length < 8) errors.password = "Use at least 8 characters";
-  return errors;
-}
+const checks = {
+  businessName: (v: string) => (v.trim() ? null : "Enter your business name"),
+  email: (v: string) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim()) ? null : "Enter a valid email address"),
+  password: (v: string) => (v.length >= 8 ? null : "Use at least 8 characters"),
+};
 
 /** The one-time form of a fresh install: creates the account and its owner. */
 export function OnboardingPage() {
@@ -27,8 +26,12 @@ export function OnboardingPage() {
   const [params] = useSearchParams();
   const setupToken = params.get("setupToken") ?? undefined;
   const status = useOnboardingStatus(setupToken ?? null);
-  const [values, setValues] = useState({ businessName: "", name: "", email: "", password: "" });
-  const [fieldErrors, setFieldErrors] = useState<FieldErrors>({});
+  const form = useForm<Values>({
+    initialValues: { businessName: "", name: "", email: "", password: "" },
+    validate: checks,
+    // The messages stay until the next try.
+    clearInputErrorOnChange: false,
+  });
   // The account's first API key, from the onboarding answer: shown here once, to copy.
   const [apiKey, setApiKey] = useState<string | null>(null);
   const setSession = useSetSession();
@@ -41,12 +44,7 @@ export function OnboardingPage() {
   if (status.isPending) return <LoadingState />;
   if (status.data && !status.data.needed) return <Navigate to="/signin" replace />;
 
-  const validate = () => {
-    const errors = check(values);
-    setFieldErrors(errors);
-    return Object.keys(errors).length === 0;
-  };
-  const send = async () => {
+  const send = async (values: Values) => {
     try {
       const session = await onboard({
         businessName: values.businessName.trim(),
@@ -67,11 +65,6 @@ export function OnboardingPage() {
     }
   };
 
-  const set = (field: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => {
-    const value = e.currentTarget.value;
-    setValues((v) => ({ ...v, [field]: value }));
-  };
-
   return (
     <AuthCard
       title="Welcome to Parley"
@@ -83,40 +76,23 @@ export function OnboardingPage() {
           that Parley printed when it started (look for setupUrl in its output).
         </Alert>
       )}
-      <AuthForm submitLabel="Create account" validate={validate} send={send}>
+      <AuthForm form={form} submitLabel="Create account" send={send}>
         <TextInput
           label="Business name"
           autoComplete="organization"
           required
-          value={values.businessName}
-          onChange={set("businessName")}
-          error={fieldErrors.businessName}
+          {...form.getInputProps("businessName")}
         />
-        <TextInput
+        <DisplayNameField
           label="Your name"
           description="Shown to your team and on your replies"
-          autoComplete="name"
-          maxLength={200}
-          value={values.name}
-          onChange={set("name")}
+          {...form.getInputProps("name")}
         />
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          value={values.email}
-          onChange={set("email")}
-          error={fieldErrors.email}
-        />
-        <PasswordField
+        <SignInEmailField label="Email" {...form.getInputProps("email")} />
+        <NewPasswordField
           label="Password"
           description="At least 8 characters"
-          autoComplete="new-password"
-          required
-          value={values.password}
-          onChange={set("password")}
-          error={fieldErrors.password}
+          {...form.getInputProps("password")}
         />
       </AuthForm>
     </AuthCard>

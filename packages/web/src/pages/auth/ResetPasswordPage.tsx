@@ -1,7 +1,8 @@
 import { Alert, Button, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { PasswordField } from "../../components/PasswordField.tsx";
+import { NewPasswordField } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";
@@ -31,10 +32,15 @@ export function ResetPasswordPage() {
   useDocumentTitle("Reset password");
   const { token = "" } = useParams();
   const link = usePasswordReset(token);
-  const [password, setPassword] = useState("");
-  const [confirm, setConfirm] = useState("");
-  const [passwordError, setPasswordError] = useState<string | null>(null);
-  const [confirmError, setConfirmError] = useState<string | null>(null);
+  const form = useForm({
+    initialValues: { password: "", confirm: "" },
+    validate: {
+      password: (password) => (password.length < 8 ? "Use at least 8 characters" : null),
+      // Said only once the first one is long enough.
+      confirm: (confirm, { password }) =>
+        password.length >= 8 && confirm !== password ? "The two passwords are not the same" : null,
+    },
+  });
   const [gone, setGone] = useState(false);
   const [done, setDone] = useState(false);
   const setSession = useSetSession();
@@ -68,14 +74,7 @@ export function ResetPasswordPage() {
     );
   }
 
-  const validate = () => {
-    const tooShort = password.length < 8;
-    const differs = confirm !== password;
-    setPasswordError(tooShort ? "Use at least 8 characters" : null);
-    setConfirmError(!tooShort && differs ? "The two passwords are not the same" : null);
-    return !tooShort && !differs;
-  };
-  const send = async () => {
+  const send = async ({ password }: typeof form.values) => {
     try {
       await resetPassword(token, password);
       // Every session of the person ended, this browser's too if it had one.
@@ -89,31 +88,14 @@ export function ResetPasswordPage() {
 
   return (
     <AuthCard title="Choose a new password">
-      <AuthForm submitLabel="Set new password" validate={validate} send={send}>
+      <AuthForm form={form} submitLabel="Set new password" send={send}>
         <TextInput label="E-mail" value={link.data.email} readOnly autoComplete="username" />
-        <PasswordField
+        <NewPasswordField
           label="New password"
           description="At least 8 characters"
-          autoComplete="new-password"
-          required
-          value={password}
-          onChange={(e) => {
-            setPassword(e.currentTarget.value);
-            setPasswordError(null);
-          }}
-          error={passwordError}
+          {...form.getInputProps("password")}
         />
-        <PasswordField
-          label="Confirm new password"
-          autoComplete="new-password"
-          required
-          value={confirm}
-          onChange={(e) => {
-            setConfirm(e.currentTarget.value);
-            setConfirmError(null);
-          }}
-          error={confirmError}
-        />
+        <NewPasswordField label="Confirm new password" {...form.getInputProps("confirm")} />
       </AuthForm>
     </AuthCard>
   );

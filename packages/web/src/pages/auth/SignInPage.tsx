@@ -1,7 +1,8 @@
-import { Anchor, Group, TextInput } from "@mantine/core";
-import { useState } from "react";
+import { Anchor, Group } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { Link, Navigate, useLocation, useNavigate, useSearchParams } from "react-router";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { SignInEmailField } from "../../components/PersonFields.tsx";
 import { usePageBrand } from "../../lib/brand.ts";
 import { signIn } from "../../lib/queries/auth.ts";
 import { useSetSession, useSignedInOnArrival } from "../../lib/session.ts";
@@ -13,8 +14,9 @@ export function SignInPage() {
   useDocumentTitle("Sign in");
   const location = useLocation();
   // Back from a password reset, the address is already known.
-  const [email, setEmail] = useState(() => (location.state as { email?: string } | null)?.email ?? "");
-  const [password, setPassword] = useState("");
+  const form = useForm({
+    initialValues: { email: (location.state as { email?: string } | null)?.email ?? "", password: "" },
+  });
   const setSession = useSetSession();
   const navigate = useNavigate();
   const [params] = useSearchParams();
@@ -22,7 +24,7 @@ export function SignInPage() {
   const brand = usePageBrand();
   if (signedIn) return <Navigate to="/dashboard" replace />;
 
-  const send = async () => {
+  const send = async ({ email, password }: typeof form.values) => {
     const session = await signIn(email, password);
     setSession(session);
     const next = params.get("next");
@@ -32,24 +34,16 @@ export function SignInPage() {
 
   return (
     <AuthCard title={`Sign in to ${brand?.name ?? "Parley"}`}>
-      <AuthForm submitLabel="Sign in" send={send}>
-        <TextInput
-          label="Email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(e) => setEmail(e.currentTarget.value)}
-        />
+      <AuthForm form={form} submitLabel="Sign in" send={send}>
+        <SignInEmailField label="Email" {...form.getInputProps("email")} />
         <PasswordField
           label="Password"
           autoComplete="current-password"
           required
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
+          {...form.getInputProps("password")}
         />
         <Group justify="flex-end">
-          <Anchor component={Link} to="/forgot-password" state={{ email }} size="sm">
+          <Anchor component={Link} to="/forgot-password" state={{ email: form.values.email }} size="sm">
             Forgot password?
           </Anchor>
         </Group>

@@ -1,7 +1,8 @@
-import { Alert, Button, Code, Group, Text } from "@mantine/core";
+import { Button, Code, Text } from "@mantine/core";
 import { useState } from "react";
+import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useGenerateApiKey } from "../../lib/queries/settings.ts";
@@ -32,42 +33,28 @@ export function ApiKeySection({ settings }: { settings: Settings }) {
         <NewApiKey apiKey={newKey} title="Your new API key" note="Copy it now: it is shown only once." />
       )}
       {confirming ? (
-        <Alert
-          color="red"
+        <ConfirmAlert
           title="Generate a new API key?"
-          role="alertdialog"
-          aria-label="Confirm new API key"
+          label="Confirm new API key"
+          confirmLabel="Generate"
+          busy={generate.isPending}
+          onConfirm={() =>
+            generate.mutate(undefined, {
+              onSuccess: (res) => {
+                setNewKey(res.apiKey);
+                setConfirming(false);
+              },
+            })
+          }
+          onCancel={() => setConfirming(false)}
+          focusConfirm
         >
           <Text size="sm" mb="sm">
             The previous key stops working at once: anything still using it will be refused until you give it
             the new key.
           </Text>
-          {generate.isError && (
-            <Text size="sm" c="red" mb="sm" role="alert">
-              {errorMessage(generate.error)}
-            </Text>
-          )}
-          <Group gap="xs">
-            <Button
-              color="red"
-              loading={generate.isPending}
-              onClick={() =>
-                generate.mutate(undefined, {
-                  onSuccess: (res) => {
-                    setNewKey(res.apiKey);
-                    setConfirming(false);
-                  },
-                })
-              }
-              data-autofocus
-            >
-              Generate
-            </Button>
-            <Button variant="default" onClick={() => setConfirming(false)}>
-              Cancel
-            </Button>
-          </Group>
-        </Alert>
+          <ErrorText error={generate.error} mb="sm" />
+        </ConfirmAlert>
       ) : (
         <Button w="fit-content" onClick={() => setConfirming(true)}>
           Generate API key

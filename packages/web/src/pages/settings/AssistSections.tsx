@@ -2,7 +2,8 @@
 // changed while assisting (who, when, what).
 import { Switch, Table, Text } from "@mantine/core";
 import { LoadMore } from "../../components/LoadMore.tsx";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { EmptyState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import {
@@ -47,8 +48,7 @@ export function AuditLogSection() {
       title="Audit log"
       description="What your agency changed while assisting this account, newest first."
     >
-      {log.isPending && <LoadingState label="Loading the audit log" />}
-      {log.isError && <ErrorState error={log.error} onRetry={() => void log.refetch()} />}
+      <QueryStatus query={log} loadingLabel="Loading the audit log" />
       {rows?.length === 0 && (
         <EmptyState title="Nothing yet">Your agency has not changed anything here.</EmptyState>
       )}

@@ -1,8 +1,8 @@
-import { Button, Group, Stack, Switch, Text, TextInput } from "@mantine/core";
-import { useState } from "react";
+import { Button, Group, Stack, Switch, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { useUpdateSettings } from "../../lib/queries/settings.ts";
@@ -22,24 +22,19 @@ export function BotSection({ settings }: { settings: Settings }) {
         disabled={update.isPending}
         onChange={(e) => update.mutate({ botActive: e.currentTarget.checked })}
       />
-      {update.isError && (
-        <Text size="sm" c="red" role="alert">
-          {errorMessage(update.error)}
-        </Text>
-      )}
+      <ErrorText error={update.error} />
     </Section>
   );
 }
 
 /** Any OpenAI-compatible provider for the LLM engine; the key is write-only. */
 export function LlmSection({ settings }: { settings: Settings }) {
-  const [baseUrl, setBaseUrl] = useState(settings.llm.baseUrl ?? "");
-  const [model, setModel] = useState(settings.llm.model ?? "");
-  const [apiKey, setApiKey] = useState("");
+  const form = useForm({
+    initialValues: { baseUrl: settings.llm.baseUrl ?? "", model: settings.llm.model ?? "", apiKey: "" },
+  });
   const update = useUpdateSettings();
 
-  const submit = (event: React.FormEvent) => {
-    event.preventDefault();
+  const submit = ({ baseUrl, model, apiKey }: typeof form.values) => {
     update.mutate(
       {
         llm: {
@@ -50,7 +45,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
       },
       {
         onSuccess: () => {
-          setApiKey("");
+          form.setFieldValue("apiKey", "");
           notify("LLM settings updated");
         },
       },
@@ -62,21 +57,15 @@ export function LlmSection({ settings }: { settings: Settings }) {
       title="LLM provider"
       description="Used by campaigns whose engine is the LLM. Any OpenAI-compatible endpoint works."
     >
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack gap="sm">
           <ErrorAlert error={update.error} />
           <TextInput
             label="LLM base URL"
             placeholder="https://api.openai.com/v1"
-            value={baseUrl}
-            onChange={(e) => setBaseUrl(e.currentTarget.value)}
+            {...form.getInputProps("baseUrl")}
           />
-          <TextInput
-            label="LLM model"
-            placeholder="gpt-4o-mini"
-            value={model}
-            onChange={(e) => setModel(e.currentTarget.value)}
-          />
+          <TextInput label="LLM model" placeholder="gpt-4o-mini" {...form.getInputProps("model")} />
           <PasswordField
             label="LLM API key"
             description={
@@ -85,8 +74,7 @@ export function LlmSection({ settings }: { settings: Settings }) {
                 : "Stored write-only: it is never shown again."
             }
             autoComplete="off"
-            value={apiKey}
-            onChange={(e) => setApiKey(e.currentTarget.value)}
+            {...form.getInputProps("apiKey")}
           />
           <Group gap="xs">
             <Button type="submit" variant="light" loading={update.isPending}>

@@ -1,5 +1,6 @@
 import { Box, Button, ColorInput, Group, Input, Stack, Text, TextInput } from "@mantine/core";
-import { useId, useState } from "react";
+import { useForm } from "@mantine/form";
+import { useId } from "react";
 import { ErrorAlert, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
@@ -30,16 +31,19 @@ export function BrandSection() {
 }
 
 function BrandForm({ brand }: { brand: AgencyBrand | null }) {
-  const [name, setName] = useState(brand?.name ?? "");
-  const [color, setColor] = useState(brand?.color ?? "#2563eb");
-  const [publicUrl, setPublicUrl] = useState(brand?.publicUrl ?? "");
+  const form = useForm({
+    initialValues: {
+      name: brand?.name ?? "",
+      color: brand?.color ?? "#2563eb",
+      publicUrl: brand?.publicUrl ?? "",
+    },
+  });
   const save = useSaveBrand();
   const setLogo = useSetBrandLogo();
   const removeLogo = useRemoveBrandLogo();
   const logoId = useId();
 
-  const submit = (event: React.FormEvent) => {
-    event.preventDefault();
+  const submit = ({ name, color, publicUrl }: typeof form.values) => {
     save.mutate(
       { name: name.trim(), color: color.trim(), publicUrl: publicUrl.trim() || null },
       { onSuccess: () => notify("Brand saved") },
@@ -60,37 +64,29 @@ function BrandForm({ brand }: { brand: AgencyBrand | null }) {
 
   return (
     <Stack gap="sm">
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={form.onSubmit(submit)} noValidate>
         <Stack gap="sm">
-          <TextInput
-            label="Brand name"
-            required
-            maxLength={60}
-            value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
-          />
+          <TextInput label="Brand name" required maxLength={60} {...form.getInputProps("name")} />
           <ColorInput
             label="Brand colour"
             description="#rrggbb. Text on it is white or black, whichever reads better."
             format="hex"
             eyeDropperButtonProps={{ "aria-label": "Pick the colour from the screen" }}
             required
-            value={color}
-            onChange={setColor}
+            {...form.getInputProps("color")}
           />
           <TextInput
             label="Your address"
             description="Optional: the address (PUBLIC_URL) your clients open Parley at, e.g. https://chat.youragency.com. Its sign-in page shows your brand."
             type="url"
-            value={publicUrl}
-            onChange={(e) => setPublicUrl(e.currentTarget.value)}
+            {...form.getInputProps("publicUrl")}
           />
           {save.isError && <ErrorAlert error={save.error} />}
           <Group>
             <Button
               type="submit"
               loading={save.isPending}
-              disabled={!name.trim() || !COLOR.test(color.trim())}
+              disabled={!form.values.name.trim() || !COLOR.test(form.values.color.trim())}
             >
               Save
             </Button>

@@ -2,7 +2,8 @@
 // use them to send an away message, hold follow-ups and outgoing messages (docs/automation.md).
 import { ActionIcon, Badge, Button, Checkbox, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
-import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/api-types.ts";
 import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
 import { Section } from "./Section.tsx";
@@ -102,8 +103,7 @@ export function BusinessHoursSection() {
       title="Business hours"
       description="When your team is there. Outside these hours a campaign can send an away message instead of answering, and follow-ups and outgoing messages can wait for the opening. {{openingTime}} in a message says when you open next."
     >
-      {hours.isPending && <LoadingState label="Loading the business hours" />}
-      {hours.isError && <ErrorState error={hours.error} onRetry={() => void hours.refetch()} />}
+      <QueryStatus query={hours} loadingLabel="Loading the business hours" />
       {hours.data && <HoursForm key={hours.dataUpdatedAt} state={hours.data} />}
     </Section>
   );
@@ -194,37 +194,28 @@ function HoursForm({ state }: { state: BusinessHoursState }) {
                   {ranges.map((r, i) => {
                     const n = ranges.length > 1 ? ` (${i + 1})` : "";
                     const error = checked ? errors[day][i] : null;
+                    const setRange = (change: Partial<Range>) =>
+                      setDay(
+                        day,
+                        ranges.map((x, j) => (j === i ? { ...x, ...change } : x)),
+                      );
                     return (
                       // Ranges have no ids; their position is what the labels name.
                       // biome-ignore lint/suspicious/noArrayIndexKey: see above
                       <Group key={i} gap="xs" align="flex-start" wrap="nowrap">
-                        <TextInput
-                          type="time"
-                          aria-label={`${label} opens${n}`}
+                        <TimeField
+                          label={`${label} opens${n}`}
                           value={r.open}
-                          onChange={(e) =>
-                            setDay(
-                              day,
-                              ranges.map((x, j) => (j === i ? { ...x, open: e.currentTarget.value } : x)),
-                            )
-                          }
+                          onChange={(open) => setRange({ open })}
                           error={error}
-                          w={130}
                         />
                         <Text size="sm" mt={8}>
                           to
                         </Text>
-                        <TextInput
-                          type="time"
-                          aria-label={`${label} closes${n}`}
+                        <TimeField
+                          label={`${label} closes${n}`}
                           value={r.close}
-                          onChange={(e) =>
-                            setDay(
-                              day,
-                              ranges.map((x, j) => (j === i ? { ...x, close: e.currentTarget.value } : x)),
-                            )
-                          }
-                          w={130}
+                          onChange={(close) => setRange({ close })}
                         />
                         <ActionIcon
                           variant="subtle"
@@ -329,5 +320,29 @@ function HoursForm({ state }: { state: BusinessHoursState }) {
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** One end of a range of opening hours; its label is the accessible name only (the row shows the day). */
+function TimeField({
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  error?: string | null;
+}) {
+  return (
+    <TextInput
+      type="time"
+      aria-label={label}
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={error}
+      w={130}
+    />
   );
 }

@@ -1,8 +1,11 @@
 // Settings → Canned replies: the account's snippets, inserted in the reply box by typing "/" and the
 // shortcut. Placeholders are filled when a reply is inserted (pages/inbox/canned.ts).
 import { Button, Code, Group, Paper, Stack, Text, Textarea, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { ErrorText } from "../../components/ErrorText.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import {
   type CannedReply,
@@ -23,14 +26,11 @@ function CannedReplyForm({
   reply?: CannedReply;
   onDone: () => void;
 }) {
-  const [draft, setDraft] = useState<CannedReplyInput>({
-    shortcut: reply?.shortcut ?? "",
-    title: reply?.title ?? "",
-    body: reply?.body ?? "",
+  const form = useForm<CannedReplyInput>({
+    initialValues: { shortcut: reply?.shortcut ?? "", title: reply?.title ?? "", body: reply?.body ?? "" },
   });
+  const draft = form.values;
   const save = useSaveCannedReply();
-  const set = (field: keyof CannedReplyInput) => (value: string) =>
-    setDraft((d) => ({ ...d, [field]: value }));
   const ready = draft.shortcut.trim() && draft.title.trim() && draft.body.trim();
   return (
     <Paper
@@ -39,10 +39,9 @@ function CannedReplyForm({
       radius="md"
       component="form"
       aria-label={reply ? `Edit /${reply.shortcut}` : "New canned reply"}
-      onSubmit={(e) => {
-        e.preventDefault();
-        if (ready) save.mutate({ ...draft, id: reply?.id }, { onSuccess: onDone });
-      }}
+      onSubmit={form.onSubmit((values) => {
+        if (ready) save.mutate({ ...values, id: reply?.id }, { onSuccess: onDone });
+      })}
     >
       <Stack gap="xs">
         <Group grow align="flex-start">
@@ -52,17 +51,18 @@ function CannedReplyForm({
             leftSection="/"
             maxLength={32}
             required
-            value={draft.shortcut}
+            {...form.getInputProps("shortcut")}
             // Shortcuts are lower case; anything but letters, digits, - and _ is dropped as typed.
-            onChange={(e) => set("shortcut")(e.currentTarget.value.toLowerCase().replace(/[^a-z0-9_-]/g, ""))}
+            onChange={(e) =>
+              form.setFieldValue("shortcut", e.currentTarget.value.toLowerCase().replace(/[^a-z0-9_-]/g, ""))
+            }
           />
           <TextInput
             label="Title"
             description="What the list in the reply box shows"
             maxLength={200}
             required
-            value={draft.title}
-            onChange={(e) => set("title")(e.currentTarget.value)}
+            {...form.getInputProps("title")}
           />
         </Group>
         <Textarea
@@ -84,8 +84,7 @@ function CannedReplyForm({
           maxRows={10}
           maxLength={4000}
           required
-          value={draft.body}
-          onChange={(e) => set("body")(e.currentTarget.value)}
+          {...form.getInputProps("body")}
           error={save.error ? errorMessage(save.error) : undefined}
         />
         <Group justify="flex-end" gap="xs">
@@ -111,8 +110,7 @@ export function CannedRepliesSection() {
       title="Canned replies"
       description='Snippets the whole team inserts in a reply by typing "/" and the shortcut.'
     >
-      {replies.isPending && <LoadingState label="Loading the canned replies" />}
-      {replies.isError && <ErrorState error={replies.error} onRetry={() => void replies.refetch()} />}
+      <QueryStatus query={replies} loadingLabel="Loading the canned replies" />
       {replies.data && replies.data.length === 0 && editing !== "new" && (
         <EmptyState title="No canned replies yet">
           Add one for the answers your team types every day, such as opening hours.
@@ -162,11 +160,7 @@ export function CannedRepliesSection() {
           )}
         </Stack>
       )}
-      {remove.isError && (
-        <Text size="sm" c="red.9" role="alert">
-          {errorMessage(remove.error)}
-        </Text>
-      )}
+      <ErrorText error={remove.error} c="red.9" />
       {editing === "new" ? (
         <CannedReplyForm onDone={() => setEditing(null)} />
       ) : (

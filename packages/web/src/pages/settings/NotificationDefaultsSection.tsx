@@ -1,10 +1,9 @@
-import { Button, NumberInput, Stack } from "@mantine/core";
+import { NumberInput } from "@mantine/core";
 import { useState } from "react";
-import { NotificationPreferencesTable } from "../../components/NotificationPreferencesTable.tsx";
-import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
+import { NotificationPreferencesForm } from "../../components/NotificationPreferencesForm.tsx";
+import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import {
-  type PreferenceMap,
   useNotificationDefaults,
   useNotificationPreferences,
   useSaveNotificationDefaults,
@@ -17,27 +16,9 @@ export function NotificationDefaultsSection() {
   // The kinds' names, when the defaults' answer does not carry them.
   const own = useNotificationPreferences();
   const save = useSaveNotificationDefaults();
-  const [draft, setDraft] = useState<PreferenceMap | null>(null);
   const [threshold, setThreshold] = useState<string | number | null>(null);
   const kinds = defaults.data?.kinds ?? own.data?.kinds;
-  const value = draft ?? defaults.data?.defaults ?? {};
   const shownThreshold = threshold ?? defaults.data?.creditsLowThreshold ?? "";
-
-  const submit = (event: React.FormEvent) => {
-    event.preventDefault();
-    const creditsLowThreshold =
-      shownThreshold === "" || shownThreshold === null ? null : Number(shownThreshold);
-    save.mutate(
-      { defaults: value, creditsLowThreshold },
-      {
-        onSuccess: () => {
-          setDraft(null);
-          setThreshold(null);
-          notify("Notification defaults saved");
-        },
-      },
-    );
-  };
 
   return (
     <Section
@@ -49,31 +30,40 @@ export function NotificationDefaultsSection() {
       )}
       {defaults.isError && <ErrorState error={defaults.error} onRetry={() => void defaults.refetch()} />}
       {defaults.data && kinds && (
-        <form onSubmit={submit} noValidate>
-          <Stack gap="sm">
-            <ErrorAlert error={save.error} />
-            <NotificationPreferencesTable
-              kinds={kinds}
-              value={value}
-              onChange={setDraft}
-              caption="The account's defaults, per kind and medium."
-            />
-            <NumberInput
-              label="Warn when credits fall below"
-              description="In credits. Leave empty for no warning."
-              min={0}
-              decimalScale={2}
-              allowNegative={false}
-              thousandSeparator=","
-              value={shownThreshold}
-              onChange={(v) => setThreshold(v === "" ? "" : v)}
-              maw={260}
-            />
-            <Button type="submit" loading={save.isPending} w="fit-content">
-              Save notification defaults
-            </Button>
-          </Stack>
-        </form>
+        <NotificationPreferencesForm
+          kinds={kinds}
+          saved={defaults.data.defaults}
+          caption="The account's defaults, per kind and medium."
+          submitLabel="Save notification defaults"
+          saving={save.isPending}
+          error={save.error}
+          onSave={(value, done) => {
+            const creditsLowThreshold =
+              shownThreshold === "" || shownThreshold === null ? null : Number(shownThreshold);
+            save.mutate(
+              { defaults: value, creditsLowThreshold },
+              {
+                onSuccess: () => {
+                  done();
+                  setThreshold(null);
+                  notify("Notification defaults saved");
+                },
+              },
+            );
+          }}
+        >
+          <NumberInput
+            label="Warn when credits fall below"
+            description="In credits. Leave empty for no warning."
+            min={0}
+            decimalScale={2}
+            allowNegative={false}
+            thousandSeparator=","
+            value={shownThreshold}
+            onChange={(v) => setThreshold(v === "" ? "" : v)}
+            maw={260}
+          />
+        </NotificationPreferencesForm>
       )}
     </Section>
   );

@@ -1,5 +1,6 @@
 import { Stack, Title } from "@mantine/core";
-import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { EmptyState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { useSettings } from "../../lib/queries/settings.ts";
 import { canManage } from "../../lib/session.ts";
@@ -38,8 +39,7 @@ export function SettingsPage({ session }: { session: Session }) {
         Settings
       </Title>
       <SettingsNav />
-      {settings.isPending && <LoadingState />}
-      {settings.isError && <ErrorState error={settings.error} onRetry={() => void settings.refetch()} />}
+      <QueryStatus query={settings} />
       {settings.data && (
         <>
           <ApiKeySection settings={settings.data} />

@@ -3,8 +3,6 @@ import {
   Alert,
   Badge,
   Button,
-  Code,
-  CopyButton,
   Group,
   Select,
   Table,
@@ -12,8 +10,10 @@ import {
   TextInput,
   VisuallyHidden,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
+import { CopyableValue } from "../../components/CopyableValue.tsx";
+import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Role, Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -23,8 +23,7 @@ import { Section } from "./Section.tsx";
 /** Members, pending invites, and a new invite link (shown once, valid 7 days). */
 export function TeamSection({ session }: { session: Session }) {
   const team = useTeam();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState<Role>("agent");
+  const inviteForm = useForm<{ email: string; role: Role }>({ initialValues: { email: "", role: "agent" } });
   const [link, setLink] = useState<string | null>(null);
   const [confirmRemove, setConfirmRemove] = useState<string | null>(null);
 
@@ -37,8 +36,7 @@ export function TeamSection({ session }: { session: Session }) {
       title="Team"
       description="Owners and admins manage settings and the team; agents work in the inbox."
     >
-      {team.isPending && <LoadingState label="Loading the team" />}
-      {team.isError && <ErrorState error={team.error} onRetry={() => void team.refetch()} />}
+      <QueryStatus query={team} loadingLabel="Loading the team" />
       {team.data && (
         <Table.ScrollContainer minWidth={480}>
           <Table verticalSpacing="xs" aria-label="Team members">
@@ -128,19 +126,18 @@ export function TeamSection({ session }: { session: Session }) {
         </Table.ScrollContainer>
       )}
       <form
-        onSubmit={(event) => {
-          event.preventDefault();
+        onSubmit={inviteForm.onSubmit(({ email, role }) => {
           setLink(null);
           invite.mutate(
             { email: email.trim(), role },
             {
               onSuccess: (res) => {
                 setLink(res.url);
-                setEmail("");
+                inviteForm.setFieldValue("email", "");
               },
             },
           );
-        }}
+        })}
         noValidate
       >
         <Group align="flex-start" gap="xs" wrap="wrap">
@@ -149,8 +146,7 @@ export function TeamSection({ session }: { session: Session }) {
             type="email"
             placeholder="teammate@example.com"
             style={{ flex: 1, minWidth: 220 }}
-            value={email}
-            onChange={(e) => setEmail(e.currentTarget.value)}
+            {...inviteForm.getInputProps("email")}
             error={invite.isError ? errorMessage(invite.error) : undefined}
           />
           <Select
@@ -159,8 +155,7 @@ export function TeamSection({ session }: { session: Session }) {
               { value: "agent", label: "Agent" },
               { value: "admin", label: "Admin" },
             ]}
-            value={role}
-            onChange={(v) => setRole((v as Role | null) ?? "agent")}
+            {...inviteForm.getInputProps("role")}
             allowDeselect={false}
             w={130}
           />
@@ -174,18 +169,7 @@ export function TeamSection({ session }: { session: Session }) {
           <Text size="sm" mb="xs">
             Send this link to your teammate. It is shown only once and works for 7 days.
           </Text>
-          <Group gap="xs" wrap="nowrap">
-            <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="invite-link">
-              {link}
-            </Code>
-            <CopyButton value={link}>
-              {({ copied, copy }) => (
-                <Button size="xs" variant="light" onClick={copy}>
-                  {copied ? "Copied" : "Copy link"}
-                </Button>
-              )}
-            </CopyButton>
-          </Group>
+          <CopyableValue value={link} copyLabel="Copy link" testId="invite-link" />
         </Alert>
       )}
     </Section>

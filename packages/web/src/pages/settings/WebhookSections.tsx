@@ -1,10 +1,14 @@
-import { Alert, Button, Code, CopyButton, Group, Text, TextInput } from "@mantine/core";
+import { Alert, Button, type ButtonProps, Code, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
+import { CopyableValue } from "../../components/CopyableValue.tsx";
+import { ErrorText } from "../../components/ErrorText.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import {
+  type SettingsPatch,
   useRevealWebhookSecret,
   useRotateWebhookSecret,
   useTestWebhook,
@@ -14,37 +18,21 @@ import { Section } from "./Section.tsx";
 
 /** The custom channel webhook: where replies are POSTed, and a signed test event to check it. */
 export function WebhookSection({ settings }: { settings: Settings }) {
-  const [url, setUrl] = useState(settings.webhookUrl ?? "");
-  const update = useUpdateSettings();
   const test = useTestWebhook();
-  const dirty = url.trim() !== (settings.webhookUrl ?? "");
-
-  const save = (event: React.FormEvent) => {
-    event.preventDefault();
-    update.mutate({ webhookUrl: url.trim() || null }, { onSuccess: () => notify("Webhook URL saved") });
-  };
 
   return (
     <Section
       title="Custom channel webhook"
       description="Every reply (from the bot, a person or the API) is POSTed here, signed, and marked Sent or Failed."
     >
-      <form onSubmit={save} noValidate>
-        <Group align="flex-start" gap="xs" wrap="nowrap">
-          <TextInput
-            label="Webhook URL"
-            placeholder="https://example.com/parley/webhook"
-            type="url"
-            style={{ flex: 1 }}
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-            error={update.isError ? errorMessage(update.error) : undefined}
-          />
-          <Button type="submit" mt={25} loading={update.isPending} disabled={!dirty && !update.isError}>
-            Save
-          </Button>
-        </Group>
-      </form>
+      <WebhookUrlForm
+        label="Webhook URL"
+        placeholder="https://example.com/parley/webhook"
+        saved={settings.webhookUrl}
+        patch={(webhookUrl) => ({ webhookUrl })}
+        submitLabel="Save"
+        savedMessage="Webhook URL saved"
+      />
       <Group gap="xs">
         <Button
           variant="light"
@@ -94,68 +82,43 @@ export function SigningSecretSection() {
   const [confirmRotate, setConfirmRotate] = useState(false);
   const reveal = useRevealWebhookSecret();
   const rotate = useRotateWebhookSecret();
-  const failed = reveal.error ?? rotate.error;
   return (
     <Section
       title="Signing secret"
       description="Your receiver checks each webhook's signature with it (Standard Webhooks)."
     >
       {secret ? (
-        <Group gap="xs" wrap="nowrap">
-          <Code block style={{ flex: 1, wordBreak: "break-all" }}>
-            {secret}
-          </Code>
-          <CopyButton value={secret}>
-            {({ copied, copy }) => (
-              <Button size="xs" variant="light" onClick={copy}>
-                {copied ? "Copied" : "Copy secret"}
-              </Button>
-            )}
-          </CopyButton>
+        <CopyableValue value={secret} copyLabel="Copy secret">
           <Button size="xs" variant="default" onClick={() => setSecret(null)}>
             Hide
           </Button>
-        </Group>
+        </CopyableValue>
       ) : (
         <Text size="sm" c="dimmed">
           whsec_••••••••
         </Text>
       )}
-      {failed && (
-        <Text size="sm" c="red" role="alert">
-          {errorMessage(failed)}
-        </Text>
-      )}
+      <ErrorText error={reveal.error ?? rotate.error} />
       {confirmRotate ? (
-        <Alert
-          color="red"
+        <ConfirmAlert
           title="Rotate the signing secret?"
-          role="alertdialog"
-          aria-label="Confirm rotation"
+          label="Confirm rotation"
+          confirmLabel="Rotate"
+          busy={rotate.isPending}
+          onConfirm={() =>
+            rotate.mutate(undefined, {
+              onSuccess: (r) => {
+                setSecret(r.webhookSecret);
+                setConfirmRotate(false);
+              },
+            })
+          }
+          onCancel={() => setConfirmRotate(false)}
         >
           <Text size="sm" mb="sm">
             Webhooks are signed with the new secret at once; update your receiver right after.
           </Text>
-          <Group gap="xs">
-            <Button
-              color="red"
-              loading={rotate.isPending}
-              onClick={() =>
-                rotate.mutate(undefined, {
-                  onSuccess: (r) => {
-                    setSecret(r.webhookSecret);
-                    setConfirmRotate(false);
-                  },
-                })
-              }
-            >
-              Rotate
-            </Button>
-            <Button variant="default" onClick={() => setConfirmRotate(false)}>
-              Cancel
-            </Button>
-          </Group>
-        </Alert>
+        </ConfirmAlert>
       ) : (
         <Group gap="xs">
           {!secret && (
@@ -178,47 +141,76 @@ export function SigningSecretSection() {
 
 /** Account events (credits, sub-accounts...) go to their own URL. */
 export function EventsWebhookSection({ settings }: { settings: Settings }) {
-  const [url, setUrl] = useState(settings.eventsWebhookUrl ?? "");
-  const update = useUpdateSettings();
-  const dirty = url.trim() !== (settings.eventsWebhookUrl ?? "");
   return (
     <Section
       title="Account events"
       description="Account events (for example low credits) are POSTed to this URL, signed."
     >
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          update.mutate(
-            { eventsWebhookUrl: url.trim() || null },
-            {
-              onSuccess: () => notify("Account events URL updated"),
-            },
-          );
-        }}
-        noValidate
-      >
-        <Group align="flex-start" gap="xs" wrap="nowrap">
-          <TextInput
-            label="Account events URL"
-            placeholder="https://example.com/parley/events"
-            type="url"
-            style={{ flex: 1 }}
-            value={url}
-            onChange={(e) => setUrl(e.currentTarget.value)}
-            error={update.isError ? errorMessage(update.error) : undefined}
-          />
-          <Button
-            type="submit"
-            variant="light"
-            mt={25}
-            loading={update.isPending}
-            disabled={!dirty && !update.isError}
-          >
-            Update events URL
-          </Button>
-        </Group>
-      </form>
+      <WebhookUrlForm
+        label="Account events URL"
+        placeholder="https://example.com/parley/events"
+        saved={settings.eventsWebhookUrl}
+        patch={(eventsWebhookUrl) => ({ eventsWebhookUrl })}
+        submitLabel="Update events URL"
+        submitVariant="light"
+        savedMessage="Account events URL updated"
+      />
     </Section>
+  );
+}
+
+/**
+ * One webhook address of the settings, with its save button beside it: empty clears it, and the
+ * server's refusal shows under the field. The button waits for a change (or a failed save).
+ */
+function WebhookUrlForm({
+  label,
+  placeholder,
+  saved,
+  patch,
+  submitLabel,
+  submitVariant,
+  savedMessage,
+}: {
+  label: string;
+  placeholder: string;
+  saved: string | null;
+  patch: (url: string | null) => SettingsPatch;
+  submitLabel: string;
+  submitVariant?: ButtonProps["variant"];
+  savedMessage: string;
+}) {
+  const [url, setUrl] = useState(saved ?? "");
+  const update = useUpdateSettings();
+  const dirty = url.trim() !== (saved ?? "");
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        update.mutate(patch(url.trim() || null), { onSuccess: () => notify(savedMessage) });
+      }}
+      noValidate
+    >
+      <Group align="flex-start" gap="xs" wrap="nowrap">
+        <TextInput
+          label={label}
+          placeholder={placeholder}
+          type="url"
+          style={{ flex: 1 }}
+          value={url}
+          onChange={(e) => setUrl(e.currentTarget.value)}
+          error={update.isError ? errorMessage(update.error) : undefined}
+        />
+        <Button
+          type="submit"
+          variant={submitVariant}
+          mt={25}
+          loading={update.isPending}
+          disabled={!dirty && !update.isError}
+        >
+          {submitLabel}
+        </Button>
+      </Group>
+    </form>
   );
 }
