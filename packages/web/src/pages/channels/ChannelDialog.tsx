@@ -4,16 +4,12 @@
 import {
   Alert,
   Badge,
-  Button,
   Checkbox,
-  Code,
   ColorInput,
-  CopyButton,
   Group,
   Modal,
   Paper,
   Radio,
-  Select,
   SimpleGrid,
   Stack,
   Text,
@@ -23,11 +19,12 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import type { Channel, ChannelType } from "../../lib/api-types.ts";
 import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
-import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
+import { CampaignSelect } from "./CampaignSelect.tsx";
 import { DoneButton, FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
@@ -242,16 +239,11 @@ function WebChannelForm({
   const [touched, setTouched] = useState(false);
   const set = <K extends keyof WebForm>(key: K, value: WebForm[K]) =>
     setForm((f) => ({ ...f, [key]: value }));
-  const campaigns = useCampaignChoices();
   const save = useSaveChannel(channel?.id ?? null);
   const nameProblem = form.name.trim() ? null : "Give the channel a name, like Website";
   const originProblem = originsProblem(form.origins);
   const colorProblem = /^#[0-9a-f]{6}$/i.test(form.color.trim()) ? null : "A colour like #2563eb";
   const ready = !nameProblem && !originProblem && !colorProblem;
-  const campaignOptions = (campaigns.data?.data ?? []).map((c) => ({
-    value: c.id,
-    label: c.isDefault ? `${c.name} (default)` : c.name,
-  }));
 
   return (
     <form
@@ -336,16 +328,7 @@ function WebChannelForm({
             checked={form.showAgentName}
             onChange={(e) => set("showAgentName", e.currentTarget.checked)}
           />
-          <Select
-            label="Campaign"
-            description="Whose bot answers this channel's conversations; none: your default campaign, as for the custom channel."
-            placeholder="No campaign"
-            data={campaignOptions}
-            value={form.campaignId}
-            onChange={(v) => set("campaignId", v)}
-            clearable
-            clearButtonProps={{ "aria-label": "Clear the campaign" }}
-          />
+          <CampaignSelect value={form.campaignId} onChange={(v) => set("campaignId", v)} />
         </Stack>
         <Stack gap="xs">
           <Text size="sm" fw={500}>
@@ -373,22 +356,7 @@ function SnippetBox({ snippet }: { snippet: string }) {
       <Text size="xs" c="#495057" mb="xs">
         Paste it before &lt;/body&gt; on every page of your website where the chat should appear.
       </Text>
-      <Group gap="xs" wrap="nowrap" align="center">
-        <Code
-          block
-          style={{ flex: 1, wordBreak: "break-all", whiteSpace: "pre-wrap" }}
-          data-testid="embed-snippet"
-        >
-          {snippet}
-        </Code>
-        <CopyButton value={snippet}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-              {copied ? "Copied" : "Copy snippet"}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
+      <CopyableCode value={snippet} copyLabel="Copy snippet" testId="embed-snippet" />
     </Paper>
   );
 }

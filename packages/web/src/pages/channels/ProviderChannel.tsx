@@ -1,20 +1,9 @@
 // The provider channels (WhatsApp, Telegram, SMS through Twilio, Messenger, Instagram): their settings
 // form (for Add channel and Edit) and what to paste back into the provider's console once saved: the
 // inbound URL and, for Meta's types, the verify token.
-import {
-  Alert,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Paper,
-  Radio,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-} from "@mantine/core";
+import { Alert, Button, CopyButton, Group, Paper, Radio, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
@@ -27,8 +16,8 @@ import {
   type ProviderType,
   randomToken,
 } from "../../lib/channels.ts";
-import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
+import { CampaignSelect } from "./CampaignSelect.tsx";
 
 type Sender = "from" | "service";
 
@@ -118,7 +107,6 @@ export function ProviderChannelForm({
     setForm((f) => ({ ...f, values: { ...f.values, [key]: value } }));
     setChangedSince((keys) => (keys.includes(key) ? keys : [...keys, key]));
   };
-  const campaigns = useCampaignChoices();
   const save = useSaveChannel(channel?.id ?? null, { refreshDashboard: true });
   const submit = () => {
     const body = {
@@ -146,10 +134,6 @@ export function ProviderChannelForm({
     }
     return undefined;
   };
-  const campaignOptions = (campaigns.data?.data ?? []).map((c) => ({
-    value: c.id,
-    label: c.isDefault ? `${c.name} (default)` : c.name,
-  }));
   const fields = PROVIDER_FIELDS[type];
 
   const input = (field: ProviderField) => {
@@ -240,16 +224,7 @@ export function ProviderChannelForm({
           </Radio.Group>
         )}
         {fields.filter((f) => shown(f, form)).map(input)}
-        <Select
-          label="Campaign"
-          description="Whose bot answers this channel's conversations; none: your default campaign, as for the custom channel."
-          placeholder="No campaign"
-          data={campaignOptions}
-          value={form.campaignId}
-          onChange={(v) => setForm((f) => ({ ...f, campaignId: v }))}
-          clearable
-          clearButtonProps={{ "aria-label": "Clear the campaign" }}
-        />
+        <CampaignSelect value={form.campaignId} onChange={(v) => setForm((f) => ({ ...f, campaignId: v }))} />
       </Stack>
       <FormFooter
         error={save.isError ? save.error : null}
@@ -297,18 +272,7 @@ function CopyBox({
       <Text size="sm" fw={500} mb={4}>
         {label}
       </Text>
-      <Group gap="xs" wrap="nowrap" align="center">
-        <Code block style={{ flex: 1, wordBreak: "break-all", whiteSpace: "pre-wrap" }} data-testid={testId}>
-          {value}
-        </Code>
-        <CopyButton value={value}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-              {copied ? "Copied" : copyLabel}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
+      <CopyableCode value={value} copyLabel={copyLabel} testId={testId} />
     </Paper>
   );
 }
