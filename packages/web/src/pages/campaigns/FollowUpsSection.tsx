@@ -17,9 +17,10 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { useRef } from "react";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
-import { useDraftList } from "../../lib/useDraftList.ts";
+import { useCampaignFormContext } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;
@@ -106,24 +107,17 @@ export function followUpsOf(drafts: FollowUpDraft[]): FollowUpStep[] {
   });
 }
 
-export function FollowUpsSection({
-  campaign,
-  drafts,
-  engine,
-  onChange,
-}: {
-  campaign: Campaign;
-  drafts: FollowUpDraft[];
-  /** The engine as chosen in the form. */
-  engine: Campaign["engine"];
-  onChange: (drafts: FollowUpDraft[]) => void;
-}) {
+/** The campaign form's follow-ups, with how many the saved campaign sent and how many got an answer. */
+export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
   const stats = useCampaignStats(campaign.id);
   const figures = stats.data?.followUps;
-  const list = useDraftList(drafts, onChange);
-  const { set, remove } = list;
+  const form = useCampaignFormContext();
+  const { followUps: drafts, engine } = form.values;
+  // A fresh React key per added step keeps the other steps' inputs in place.
+  const nextKey = useRef(drafts.length);
   const add = () =>
-    list.add({
+    form.insertListItem("followUps", {
+      key: nextKey.current++,
       amount: 24,
       unit: "hours",
       kind: "message",
@@ -183,6 +177,7 @@ export function FollowUpsSection({
         )}
         {drafts.map((d, i) => {
           const name = `Follow-up ${i + 1}`;
+          const field = (key: keyof FollowUpDraft) => form.getInputProps(`followUps.${i}.${key}`);
           return (
             <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={name}>
               <Stack gap={6}>
@@ -192,22 +187,19 @@ export function FollowUpsSection({
                     description={i === 0 ? "After our last message" : "After the previous follow-up"}
                     min={1}
                     allowDecimal={false}
-                    value={d.amount}
-                    onChange={(v) => set(i, { amount: v })}
+                    {...field("amount")}
                     w={180}
                   />
                   <Select
                     label={`${name}: unit`}
                     data={UNITS}
-                    value={d.unit}
-                    onChange={(v) => v && set(i, { unit: v as Unit })}
+                    {...field("unit")}
                     allowDeselect={false}
                     w={140}
                   />
                   <SegmentedControl
                     aria-label={`${name}: what to send`}
-                    value={d.kind}
-                    onChange={(v) => set(i, { kind: v as FollowUpDraft["kind"] })}
+                    {...field("kind")}
                     data={[
                       { value: "message", label: "Message" },
                       { value: "instruction", label: "Instruction for the LLM" },
@@ -223,8 +215,7 @@ export function FollowUpsSection({
                   }
                   autosize
                   minRows={2}
-                  value={d.text}
-                  onChange={(e) => set(i, { text: e.currentTarget.value })}
+                  {...field("text")}
                   maxLength={2000}
                 />
                 <Text size="xs" c="dimmed" id={`follow-up-${d.key}-template-note`}>
@@ -238,16 +229,14 @@ export function FollowUpsSection({
                     aria-describedby={`follow-up-${d.key}-template-note`}
                     placeholder="still_there"
                     description="As approved in WhatsApp Manager"
-                    value={d.templateName}
-                    onChange={(e) => set(i, { templateName: e.currentTarget.value })}
+                    {...field("templateName")}
                     maxLength={512}
                   />
                   <TextInput
                     label={`${name}: template language`}
                     placeholder="en_US"
                     description="Its language code: en_US, pt_BR, en"
-                    value={d.templateLanguage}
-                    onChange={(e) => set(i, { templateLanguage: e.currentTarget.value })}
+                    {...field("templateLanguage")}
                     maxLength={15}
                   />
                 </Group>
@@ -256,11 +245,15 @@ export function FollowUpsSection({
                   description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order; {{firstName|there}} is the contact's first name, or “there” when it is empty"
                   autosize
                   minRows={1}
-                  value={d.templateParameters}
-                  onChange={(e) => set(i, { templateParameters: e.currentTarget.value })}
+                  {...field("templateParameters")}
                 />
                 <Group justify="flex-end">
-                  <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    color="red"
+                    onClick={() => form.removeListItem("followUps", i)}
+                  >
                     Remove follow-up
                   </Button>
                 </Group>

@@ -17,12 +17,12 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { Link } from "react-router";
 import { errorMessage } from "../../lib/api.ts";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
-import { useDraftList } from "../../lib/useDraftList.ts";
+import { useCampaignFormContext } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
 export const MAX_FUNCTIONS = 10;
@@ -106,25 +106,22 @@ const sameFunction = (draft: FunctionDraft, saved: BotFunction) => {
   return typed !== undefined && JSON.stringify(typed) === JSON.stringify(saved);
 };
 
+/** The campaign form's functions, with a test call of a saved one. */
 export function FunctionsSection({
   campaign,
-  drafts,
-  engine,
-  onChange,
 }: {
   /** The saved campaign: its functions are the ones a test calls. */
   campaign: Campaign;
-  drafts: FunctionDraft[];
-  /** The engine as chosen in the form. */
-  engine: Campaign["engine"];
-  onChange: (drafts: FunctionDraft[]) => void;
 }) {
   const [testing, setTesting] = useState<BotFunction | null>(null);
   const saved = campaign.functions ?? [];
-  const list = useDraftList(drafts, onChange);
-  const { set, remove } = list;
+  const form = useCampaignFormContext();
+  const { functions: drafts, engine } = form.values;
+  // A fresh React key per added row keeps the other rows' inputs in place.
+  const nextKey = useRef(drafts.length);
   const add = () =>
-    list.add({
+    form.insertListItem("functions", {
+      key: nextKey.current++,
       name: "",
       description: "",
       url: "",
@@ -164,7 +161,7 @@ export function FunctionsSection({
         )}
         {drafts.map((d, i) => {
           const savedFn = saved.find((f) => f.name === d.name.trim());
-          const paramsError = parametersError(d.parameters);
+          const field = (name: keyof FunctionDraft) => form.getInputProps(`functions.${i}.${name}`);
           const label = `Function ${i + 1}${d.name.trim() ? `: ${d.name.trim()}` : ""}`;
           return (
             <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={label}>
@@ -173,8 +170,7 @@ export function FunctionsSection({
                   <TextInput
                     label="Name"
                     description="Letters, digits and _, like order_status"
-                    value={d.name}
-                    onChange={(e) => set(i, { name: e.currentTarget.value })}
+                    {...field("name")}
                     maxLength={64}
                   />
                   <NumberInput
@@ -183,8 +179,7 @@ export function FunctionsSection({
                     min={1000}
                     max={15000}
                     step={500}
-                    value={d.timeoutMs}
-                    onChange={(v) => set(i, { timeoutMs: v })}
+                    {...field("timeoutMs")}
                   />
                 </Group>
                 <Textarea
@@ -192,8 +187,7 @@ export function FunctionsSection({
                   description="When the bot should use it, as you would tell a new colleague"
                   autosize
                   minRows={1}
-                  value={d.description}
-                  onChange={(e) => set(i, { description: e.currentTarget.value })}
+                  {...field("description")}
                   maxLength={1000}
                 />
                 <TextInput
@@ -201,8 +195,7 @@ export function FunctionsSection({
                   description="https:// (http:// only for addresses your operator allows)"
                   placeholder="https://shop.example/parley/order-status"
                   type="url"
-                  value={d.url}
-                  onChange={(e) => set(i, { url: e.currentTarget.value })}
+                  {...field("url")}
                   maxLength={2000}
                 />
                 <Textarea
@@ -211,9 +204,8 @@ export function FunctionsSection({
                   autosize
                   minRows={3}
                   maxRows={16}
-                  value={d.parameters}
-                  onChange={(e) => set(i, { parameters: e.currentTarget.value })}
-                  error={paramsError}
+                  {...field("parameters")}
+                  error={parametersError(d.parameters)}
                   styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
                   spellCheck={false}
                 />
@@ -236,7 +228,12 @@ export function FunctionsSection({
                       )
                     )}
                   </Group>
-                  <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>
+                  <Button
+                    size="compact-xs"
+                    variant="subtle"
+                    color="red"
+                    onClick={() => form.removeListItem("functions", i)}
+                  >
                     Remove function
                   </Button>
                 </Group>
