@@ -15,8 +15,7 @@ import {
 } from "@mantine/core";
 import { useRef, useState } from "react";
 import { useParams } from "react-router";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/api-types.ts";
 import {
   useCampaign,
@@ -26,6 +25,7 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
+import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { CampaignFormProvider, type CampaignFormValues, useCampaignForm } from "./campaignForm.ts";
 import { FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
@@ -135,11 +135,7 @@ function TryIt({ campaignId }: { campaignId: string }) {
           </Button>
         </Group>
       </form>
-      {preview.isError && (
-        <Alert color="red" mt="sm" role="alert">
-          {errorMessage(preview.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={preview.error} mt="sm" />
       {r && (
         <Alert
           mt="sm"
@@ -334,11 +330,11 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                 </Group>
               </Stack>
             </Paper>
-            <Paper withBorder p="md" radius="md" component="section" aria-labelledby="knowledge-heading">
-              <Group justify="space-between" mb="sm">
-                <Title order={2} size="h4" id="knowledge-heading">
-                  Knowledge ({draft.knowledge.length})
-                </Title>
+            <CampaignSection
+              headingId="knowledge-heading"
+              title={`Knowledge (${draft.knowledge.length})`}
+              headerMb="sm"
+              aside={
                 <Group gap="xs">
                   <Button
                     variant="light"
@@ -351,7 +347,8 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                     Add free text
                   </Button>
                 </Group>
-              </Group>
+              }
+            >
               <Stack gap="sm">
                 {draft.knowledge.length === 0 && (
                   <Text size="sm" c="dimmed">
@@ -396,14 +393,12 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                       {editable && k.text === undefined && (
                         <SuggestButton savedIndex={savedIndexOf(i)} onAsk={(index) => askFor(i, index)} />
                       )}
-                      <Button size="compact-xs" variant="subtle" color="red" onClick={() => removeEntry(i)}>
-                        Remove entry {i + 1}
-                      </Button>
+                      <RemoveRowButton onClick={() => removeEntry(i)}>Remove entry {i + 1}</RemoveRowButton>
                     </Group>
                   </Paper>
                 ))}
               </Stack>
-            </Paper>
+            </CampaignSection>
             <SourcesSection campaignId={campaign.id} editable={editable} />
             <FunctionsSection campaign={campaign} />
             <FollowUpsSection campaign={campaign} />
@@ -418,11 +413,10 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                 A function's parameters are not valid JSON; fix them above. Your changes are still here.
               </Alert>
             )}
-            {save.isError && (
-              <Alert color="red" role="alert" title="Not saved">
-                {errorMessage(save.error)} Your changes are still here.
-              </Alert>
-            )}
+            <ErrorAlert error={save.error} title="Not saved">
+              {" "}
+              Your changes are still here.
+            </ErrorAlert>
             {editable && (
               <Group justify="flex-end">
                 <Button type="submit" loading={save.isPending}>

@@ -15,11 +15,11 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
 import { useRef } from "react";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
+import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { useCampaignFormContext } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
@@ -131,15 +131,15 @@ export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
     });
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="follow-ups-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="follow-ups-heading">
-          Follow-ups
-        </Title>
+    <CampaignSection
+      headingId="follow-ups-heading"
+      title="Follow-ups"
+      aside={
         <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
           Add follow-up
         </Button>
-      </Group>
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         Sent when a customer has not answered our last message (a bot answer or a person's reply): the first
         after its wait, each next one after the one before. Any message from the customer stops them; a
@@ -248,20 +248,15 @@ export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
                   {...field("templateParameters")}
                 />
                 <Group justify="flex-end">
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    color="red"
-                    onClick={() => form.removeListItem("followUps", i)}
-                  >
+                  <RemoveRowButton onClick={() => form.removeListItem("followUps", i)}>
                     Remove follow-up
-                  </Button>
+                  </RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>
           );
         })}
       </Stack>
-    </Paper>
+    </CampaignSection>
   );
 }

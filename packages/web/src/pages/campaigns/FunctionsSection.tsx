@@ -15,13 +15,13 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
 import { useRef, useState } from "react";
 import { Link } from "react-router";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
+import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { useCampaignFormContext } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
@@ -130,15 +130,15 @@ export function FunctionsSection({
     });
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="functions-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="functions-heading">
-          Functions
-        </Title>
+    <CampaignSection
+      headingId="functions-heading"
+      title="Functions"
+      aside={
         <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
           Add function
         </Button>
-      </Group>
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         Your own endpoints the bot may call while it answers, such as an order lookup. Only the LLM engine
         calls functions. Each call is a POST signed like your webhooks (the{" "}
@@ -228,14 +228,9 @@ export function FunctionsSection({
                       )
                     )}
                   </Group>
-                  <Button
-                    size="compact-xs"
-                    variant="subtle"
-                    color="red"
-                    onClick={() => form.removeListItem("functions", i)}
-                  >
+                  <RemoveRowButton onClick={() => form.removeListItem("functions", i)}>
                     Remove function
-                  </Button>
+                  </RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>
@@ -243,7 +238,7 @@ export function FunctionsSection({
         })}
       </Stack>
       {testing && <TestDialog campaignId={campaign.id} fn={testing} onClose={() => setTesting(null)} />}
-    </Paper>
+    </CampaignSection>
   );
 }
 
@@ -304,11 +299,7 @@ function TestDialog({
             Send test
           </Button>
         </Group>
-        {test.isError && (
-          <Alert color="red" role="alert" title="Not sent">
-            {errorMessage(test.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={test.error} title="Not sent" />
         {r && !test.isPending && (
           <Paper withBorder p="sm" radius="sm" role="status" aria-label="Test result">
             <Group gap="xs" mb={6}>

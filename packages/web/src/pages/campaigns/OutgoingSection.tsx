@@ -8,7 +8,6 @@ import {
   List,
   Modal,
   NumberInput,
-  Paper,
   Select,
   SimpleGrid,
   Stack,
@@ -16,11 +15,10 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { Campaign, Channel, SkippedMember, SkipReason } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import {
@@ -31,6 +29,7 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useListChoices } from "../../lib/queries/lists.ts";
+import { CampaignSection } from "./CampaignSection.tsx";
 
 const STATE_LABEL = { running: "Sending", paused: "Paused", done: "Done" } as const;
 /** Why a member was skipped, after its name in the list of skipped members. */
@@ -166,20 +165,20 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   // Done with nobody left: nothing to start (members added to the list later make it startable again).
   const finished = s?.state === "done" && s.queued === 0;
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="outgoing-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="outgoing-heading">
-          Outgoing message
-        </Title>
-        {s?.state && (
+    <CampaignSection
+      headingId="outgoing-heading"
+      title="Outgoing message"
+      aside={
+        s?.state && (
           <Badge
             variant="light"
             color={s.state === "running" ? "green" : s.state === "paused" ? "yellow" : "gray"}
           >
             {STATE_LABEL[s.state]}
           </Badge>
-        )}
-      </Group>
+        )
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         {explanation(viaChannel)}
       </Text>
@@ -289,11 +288,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
             checked={onlyInHours}
             onChange={(e) => setOnlyInHours(e.currentTarget.checked)}
           />
-          {save.isError && (
-            <Alert color="red" role="alert">
-              {errorMessage(save.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={save.error} />
           {editable && (
             <Group gap="xs">
               <Button
@@ -392,6 +387,6 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
           )}
         </Stack>
       )}
-    </Paper>
+    </CampaignSection>
   );
 }
