@@ -17,6 +17,7 @@ import {
   TextInput,
   UnstyledButton,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { CopyableCode } from "../../components/CopyableCode.tsx";
@@ -235,10 +236,10 @@ function WebChannelForm({
   onBack?: () => void;
   onSaved: (channel: Channel) => void;
 }) {
-  const [form, setForm] = useState<WebForm>(() => formOf(channel));
+  const webForm = useForm<WebForm>({ initialValues: formOf(channel) });
+  const form = webForm.values;
+  // The problems show once Save was tried, then follow the typing.
   const [touched, setTouched] = useState(false);
-  const set = <K extends keyof WebForm>(key: K, value: WebForm[K]) =>
-    setForm((f) => ({ ...f, [key]: value }));
   const save = useSaveChannel(channel?.id ?? null);
   const nameProblem = form.name.trim() ? null : "Give the channel a name, like Website";
   const originProblem = originsProblem(form.origins);
@@ -264,8 +265,7 @@ function WebChannelForm({
             description="For you and your team, in the inbox and the dashboard."
             placeholder="Website"
             maxLength={100}
-            value={form.name}
-            onChange={(e) => set("name", e.currentTarget.value)}
+            {...webForm.getInputProps("name")}
             error={touched ? nameProblem : undefined}
             data-autofocus
           />
@@ -276,16 +276,14 @@ function WebChannelForm({
             autosize
             minRows={2}
             maxRows={6}
-            value={form.origins}
-            onChange={(e) => set("origins", e.currentTarget.value)}
+            {...webForm.getInputProps("origins")}
             error={touched ? originProblem : undefined}
           />
           <TextInput
             label="Title"
             description="The heading of the chat panel."
             maxLength={80}
-            value={form.title}
-            onChange={(e) => set("title", e.currentTarget.value)}
+            {...webForm.getInputProps("title")}
           />
           <Textarea
             label="Greeting"
@@ -293,8 +291,7 @@ function WebChannelForm({
             autosize
             minRows={2}
             maxLength={500}
-            value={form.greeting}
-            onChange={(e) => set("greeting", e.currentTarget.value)}
+            {...webForm.getInputProps("greeting")}
           />
           <Group grow align="flex-start">
             <ColorInput
@@ -302,15 +299,10 @@ function WebChannelForm({
               format="hex"
               swatches={SWATCHES}
               withEyeDropper={false}
-              value={form.color}
-              onChange={(v) => set("color", v)}
+              {...webForm.getInputProps("color")}
               error={touched ? colorProblem : undefined}
             />
-            <Radio.Group
-              label="Position"
-              value={form.position}
-              onChange={(v) => set("position", v === "left" ? "left" : "right")}
-            >
+            <Radio.Group label="Position" {...webForm.getInputProps("position")}>
               <Group gap="md" mt={8}>
                 <Radio value="right" label="Bottom right" />
                 <Radio value="left" label="Bottom left" />
@@ -319,16 +311,14 @@ function WebChannelForm({
           </Group>
           <Checkbox
             label="Ask for an e-mail when no one answers"
-            checked={form.collectEmail}
-            onChange={(e) => set("collectEmail", e.currentTarget.checked)}
+            {...webForm.getInputProps("collectEmail", { type: "checkbox" })}
           />
           <Checkbox
             label="Show the first name of the person who answers"
             description="Otherwise visitors see only your business; they never see anyone's full name."
-            checked={form.showAgentName}
-            onChange={(e) => set("showAgentName", e.currentTarget.checked)}
+            {...webForm.getInputProps("showAgentName", { type: "checkbox" })}
           />
-          <CampaignSelect value={form.campaignId} onChange={(v) => set("campaignId", v)} />
+          <CampaignSelect value={form.campaignId} onChange={(v) => webForm.setFieldValue("campaignId", v)} />
         </Stack>
         <Stack gap="xs">
           <Text size="sm" fw={500}>

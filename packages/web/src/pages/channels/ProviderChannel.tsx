@@ -2,6 +2,7 @@
 // form (for Add channel and Edit) and what to paste back into the provider's console once saved: the
 // inbound URL and, for Meta's types, the verify token.
 import { Alert, Button, CopyButton, Group, Paper, Radio, Stack, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
@@ -98,13 +99,15 @@ export function ProviderChannelForm({
   /** The saved channel, and the verify token typed or generated (the server only answers it masked). */
   onSaved: (channel: Channel, verifyToken: string | null) => void;
 }) {
-  const [form, setForm] = useState<ProviderForm>(() => formOf(type, channel));
+  const providerForm = useForm<ProviderForm>({ initialValues: formOf(type, channel) });
+  const form = providerForm.values;
+  // The problems show once Save was tried, then follow the typing.
   const [touched, setTouched] = useState(false);
   // Fields changed since the last answer: the server's complaint about one of them no longer shows under it.
   const [changedSince, setChangedSince] = useState<string[]>([]);
   const editing = channel !== null;
   const setValue = (key: string, value: string) => {
-    setForm((f) => ({ ...f, values: { ...f.values, [key]: value } }));
+    providerForm.setFieldValue(`values.${key}`, value);
     setChangedSince((keys) => (keys.includes(key) ? keys : [...keys, key]));
   };
   const save = useSaveChannel(channel?.id ?? null, { refreshDashboard: true });
@@ -201,11 +204,7 @@ export function ProviderChannelForm({
           description="For you and your team, in the inbox and the dashboard."
           placeholder={CHANNEL_TYPE_LABELS[type]}
           maxLength={100}
-          value={form.name}
-          onChange={(e) => {
-            const name = e.currentTarget.value;
-            setForm((f) => ({ ...f, name }));
-          }}
+          {...providerForm.getInputProps("name")}
           error={touched ? nameProblem : undefined}
           required
           data-autofocus
@@ -214,8 +213,7 @@ export function ProviderChannelForm({
           <Radio.Group
             label="Send from"
             description="A Twilio phone number, or a messaging service (a pool of numbers)."
-            value={form.sender}
-            onChange={(v) => setForm((f) => ({ ...f, sender: v === "service" ? "service" : "from" }))}
+            {...providerForm.getInputProps("sender")}
           >
             <Group gap="md" mt={8}>
               <Radio value="from" label="A phone number" />
@@ -224,7 +222,10 @@ export function ProviderChannelForm({
           </Radio.Group>
         )}
         {fields.filter((f) => shown(f, form)).map(input)}
-        <CampaignSelect value={form.campaignId} onChange={(v) => setForm((f) => ({ ...f, campaignId: v }))} />
+        <CampaignSelect
+          value={form.campaignId}
+          onChange={(v) => providerForm.setFieldValue("campaignId", v)}
+        />
       </Stack>
       <FormFooter
         error={save.isError ? save.error : null}
