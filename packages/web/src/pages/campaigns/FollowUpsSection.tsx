@@ -16,11 +16,10 @@ import {
   Textarea,
   TextInput,
 } from "@mantine/core";
-import { useRef } from "react";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
 import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
-import { useCampaignFormContext } from "./campaignForm.ts";
+import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;
@@ -111,13 +110,10 @@ export function followUpsOf(drafts: FollowUpDraft[]): FollowUpStep[] {
 export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
   const stats = useCampaignStats(campaign.id);
   const figures = stats.data?.followUps;
-  const form = useCampaignFormContext();
-  const { followUps: drafts, engine } = form.values;
-  // A fresh React key per added step keeps the other steps' inputs in place.
-  const nextKey = useRef(drafts.length);
+  const { form, rows: drafts, add: addRow, remove } = useFormRows("followUps");
+  const { engine } = form.values;
   const add = () =>
-    form.insertListItem("followUps", {
-      key: nextKey.current++,
+    addRow({
       amount: 24,
       unit: "hours",
       kind: "message",
@@ -248,9 +244,7 @@ export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
                   {...field("templateParameters")}
                 />
                 <Group justify="flex-end">
-                  <RemoveRowButton onClick={() => form.removeListItem("followUps", i)}>
-                    Remove follow-up
-                  </RemoveRowButton>
+                  <RemoveRowButton onClick={() => remove(i)}>Remove follow-up</RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>

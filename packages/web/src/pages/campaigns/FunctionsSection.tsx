@@ -16,13 +16,13 @@ import {
   Textarea,
   TextInput,
 } from "@mantine/core";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { Link } from "react-router";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
 import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
-import { useCampaignFormContext } from "./campaignForm.ts";
+import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
 export const MAX_FUNCTIONS = 10;
@@ -115,13 +115,10 @@ export function FunctionsSection({
 }) {
   const [testing, setTesting] = useState<BotFunction | null>(null);
   const saved = campaign.functions ?? [];
-  const form = useCampaignFormContext();
-  const { functions: drafts, engine } = form.values;
-  // A fresh React key per added row keeps the other rows' inputs in place.
-  const nextKey = useRef(drafts.length);
+  const { form, rows: drafts, add: addRow, remove } = useFormRows("functions");
+  const { engine } = form.values;
   const add = () =>
-    form.insertListItem("functions", {
-      key: nextKey.current++,
+    addRow({
       name: "",
       description: "",
       url: "",
@@ -228,9 +225,7 @@ export function FunctionsSection({
                       )
                     )}
                   </Group>
-                  <RemoveRowButton onClick={() => form.removeListItem("functions", i)}>
-                    Remove function
-                  </RemoveRowButton>
+                  <RemoveRowButton onClick={() => remove(i)}>Remove function</RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>
