@@ -26,7 +26,13 @@ import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
 import { CampaignSelect } from "./CampaignSelect.tsx";
-import { DoneButton, FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
+import {
+  ChannelForm,
+  DoneButton,
+  PasteBack,
+  ProviderChannelForm,
+  ProviderReady,
+} from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
 const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
@@ -247,16 +253,17 @@ function WebChannelForm({
   const ready = !nameProblem && !originProblem && !colorProblem;
 
   return (
-    <form
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        setTouched(true);
-        if (ready && !save.isPending)
-          save.mutate(channel ? bodyOf(form) : { type: "web", ...bodyOf(form) }, {
-            onSuccess: (saved) => onSaved(saved),
-          });
-      }}
+    <ChannelForm
+      ready={ready}
+      save={save}
+      editing={Boolean(channel)}
+      onBack={onBack}
+      onTried={() => setTouched(true)}
+      onSave={() =>
+        save.mutate(channel ? bodyOf(form) : { type: "web", ...bodyOf(form) }, {
+          onSuccess: (saved) => onSaved(saved),
+        })
+      }
     >
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Stack gap="sm">
@@ -327,13 +334,7 @@ function WebChannelForm({
           <WidgetPreview settings={form} />
         </Stack>
       </SimpleGrid>
-      <FormFooter
-        error={save.isError ? save.error : null}
-        pending={save.isPending}
-        editing={Boolean(channel)}
-        onBack={onBack}
-      />
-    </form>
+    </ChannelForm>
   );
 }
 

@@ -3,7 +3,7 @@
 // inbound URL and, for Meta's types, the verify token.
 import { Alert, Button, CopyButton, Group, Paper, Radio, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
-import { useState } from "react";
+import { type ReactNode, useState } from "react";
 import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
@@ -190,13 +190,13 @@ export function ProviderChannelForm({
   };
 
   return (
-    <form
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        setTouched(true);
-        if (ready && !save.isPending) submit();
-      }}
+    <ChannelForm
+      ready={ready}
+      save={save}
+      editing={editing}
+      onBack={onBack}
+      onTried={() => setTouched(true)}
+      onSave={submit}
     >
       <Stack gap="sm">
         <TextInput
@@ -227,13 +227,7 @@ export function ProviderChannelForm({
           onChange={(v) => providerForm.setFieldValue("campaignId", v)}
         />
       </Stack>
-      <FormFooter
-        error={save.isError ? save.error : null}
-        pending={save.isPending}
-        editing={editing}
-        onBack={onBack}
-      />
-    </form>
+    </ChannelForm>
   );
 }
 
@@ -356,31 +350,48 @@ export function DoneButton({ onClick }: { onClick: () => void }) {
   );
 }
 
-/** The end of a channel form: the server's refusal, Back (when there is a step before) and Save. */
-export function FormFooter({
-  error,
-  pending,
+/**
+ * A channel form (website chat or provider): Save marks it tried (its problems show from then on) and
+ * saves it when it is ready; it ends with the server's refusal, Back (when there is a step before) and Save.
+ */
+export function ChannelForm({
+  ready,
+  save,
   editing,
   onBack,
+  onTried,
+  onSave,
+  children,
 }: {
-  error: unknown;
-  pending: boolean;
+  ready: boolean;
+  save: { isPending: boolean; error: unknown };
   editing: boolean;
   onBack?: (() => void) | undefined;
+  onTried: () => void;
+  onSave: () => void;
+  children: ReactNode;
 }) {
   return (
-    <>
-      <ErrorAlert error={error} title="Not saved" mt="md" data-testid="save-error" />
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        onTried();
+        if (ready && !save.isPending) onSave();
+      }}
+    >
+      {children}
+      <ErrorAlert error={save.error} title="Not saved" mt="md" data-testid="save-error" />
       <Group justify="flex-end" mt="md">
         {onBack && (
           <Button variant="default" onClick={onBack}>
             Back
           </Button>
         )}
-        <Button type="submit" loading={pending}>
+        <Button type="submit" loading={save.isPending}>
           {editing ? "Save changes" : "Create channel"}
         </Button>
       </Group>
-    </>
+    </form>
   );
 }
