@@ -13,6 +13,7 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { useField } from "@mantine/form";
 import { useRef, useState } from "react";
 import { useParams } from "react-router";
 import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
@@ -25,7 +26,7 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { CampaignFormProvider, type CampaignFormValues, useCampaignForm } from "./campaignForm.ts";
 import { FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
 import { FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
@@ -104,7 +105,8 @@ export function CampaignPage({ session }: { session: Session }) {
 
 /** Type a customer message and see what the bot would answer: nothing is sent, stored or charged. */
 function TryIt({ campaignId }: { campaignId: string }) {
-  const [message, setMessage] = useState("");
+  const messageField = useField({ initialValue: "" });
+  const message = messageField.getValue();
   const preview = usePreviewReply(campaignId);
   const r = preview.data;
   return (
@@ -125,8 +127,7 @@ function TryIt({ campaignId }: { campaignId: string }) {
           <TextInput
             label="Try it"
             placeholder="A customer message, for example: are you open on Sunday?"
-            value={message}
-            onChange={(e) => setMessage(e.currentTarget.value)}
+            {...messageField.getInputProps()}
             style={{ flex: 1 }}
             maxLength={10_000}
           />
@@ -336,13 +337,9 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
               headerMb="sm"
               aside={
                 <Group gap="xs">
-                  <Button
-                    variant="light"
-                    size="xs"
-                    onClick={() => addEntry({ question: "", answer: "", alternatives: [] })}
-                  >
+                  <AddRowButton onClick={() => addEntry({ question: "", answer: "", alternatives: [] })}>
                     Add question and answer
-                  </Button>
+                  </AddRowButton>
                   <Button variant="default" size="xs" onClick={() => addEntry({ text: "" })}>
                     Add free text
                   </Button>

@@ -40,3 +40,20 @@ export function RemoveRowButton({ onClick, children }: { onClick: () => void; ch
     </Button>
   );
 }
+
+/** A section's button that adds a row to its list (light, small: the save button stays the main one). */
+export function AddRowButton({
+  onClick,
+  disabled,
+  children,
+}: {
+  onClick: () => void;
+  disabled?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <Button variant="light" size="xs" onClick={onClick} disabled={disabled}>
+      {children}
+    </Button>
+  );
+}

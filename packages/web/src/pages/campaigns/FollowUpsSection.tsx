@@ -4,7 +4,6 @@
 // with its Save button), with how many went out and how many got an answer.
 import {
   Alert,
-  Button,
   Group,
   NumberInput,
   Paper,
@@ -18,7 +17,7 @@ import {
 } from "@mantine/core";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
-import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
@@ -131,9 +130,9 @@ export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
       headingId="follow-ups-heading"
       title="Follow-ups"
       aside={
-        <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
+        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
           Add follow-up
-        </Button>
+        </AddRowButton>
       }
     >
       <Text size="sm" c="dimmed" mb="sm">

@@ -21,7 +21,7 @@ import { Link } from "react-router";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
-import { CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
 import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
@@ -131,9 +131,9 @@ export function FunctionsSection({
       headingId="functions-heading"
       title="Functions"
       aside={
-        <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
+        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
           Add function
-        </Button>
+        </AddRowButton>
       }
     >
       <Text size="sm" c="dimmed" mb="sm">
