@@ -1,4 +1,5 @@
-import { Alert, Button, Code, CopyButton, Group, Text } from "@mantine/core";
+import { Alert, Text } from "@mantine/core";
+import { CopyableCode } from "./CopyableCode.tsx";
 
 /** A freshly created API key, shown once with a copy button (onboarding and Settings). */
 export function NewApiKey({ apiKey, title, note }: { apiKey: string; title: string; note: string }) {
@@ -7,18 +8,7 @@ export function NewApiKey({ apiKey, title, note }: { apiKey: string; title: stri
       <Text size="sm" mb="xs">
         {note}
       </Text>
-      <Group gap="xs" wrap="nowrap" align="center">
-        <Code block style={{ flex: 1, wordBreak: "break-all" }} data-testid="new-api-key">
-          {apiKey}
-        </Code>
-        <CopyButton value={apiKey}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-              {copied ? "Copied" : "Copy key"}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
+      <CopyableCode value={apiKey} copyLabel="Copy key" testId="new-api-key" />
     </Alert>
   );
 }

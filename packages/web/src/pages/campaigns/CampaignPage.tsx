@@ -13,10 +13,10 @@ import {
   TextInput,
   Title,
 } from "@mantine/core";
+import { useField } from "@mantine/form";
 import { useRef, useState } from "react";
 import { useParams } from "react-router";
-import { ErrorState, LoadingState } from "../../components/States.tsx";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunction, Campaign, KnowledgeEntry, Session } from "../../lib/api-types.ts";
 import {
   useCampaign,
@@ -26,22 +26,19 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { type FollowUpDraft, FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
-import { type FunctionDraft, FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
-import { type HoursDraft, HoursSection } from "./HoursSection.tsx";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { CampaignFormProvider, type CampaignFormValues, useCampaignForm } from "./campaignForm.ts";
+import { FollowUpsSection, followUpDraftsOf, followUpsOf } from "./FollowUpsSection.tsx";
+import { FunctionsSection, functionDraftsOf, functionsOf } from "./FunctionsSection.tsx";
+import { HoursSection } from "./HoursSection.tsx";
 import { OutgoingSection } from "./OutgoingSection.tsx";
 import { PhrasingsModal } from "./PhrasingsModal.tsx";
 import { SourcesSection } from "./SourcesSection.tsx";
 
-type Draft = Pick<
-  Campaign,
-  "name" | "status" | "instructions" | "keywords" | "fallbackMessage" | "engine" | "model" | "knowledge"
->;
-
 /** The most other ways to ask an entry keeps (the server's limit). */
 const MAX_ALTERNATIVES = 20;
 
-function draftOf(c: Campaign): Draft {
+function formValuesOf(c: Campaign): CampaignFormValues {
   return {
     name: c.name,
     status: c.status,
@@ -49,8 +46,35 @@ function draftOf(c: Campaign): Draft {
     keywords: c.keywords,
     fallbackMessage: c.fallbackMessage,
     engine: c.engine,
-    model: c.model,
-    knowledge: c.knowledge,
+    model: c.model ?? "",
+    // A question's other ways to ask are left out when there are none: the field wants a list.
+    knowledge: c.knowledge.map((k) =>
+      k.text === undefined ? { ...k, alternatives: k.alternatives ?? [] } : k,
+    ),
+    functions: functionDraftsOf(c.functions),
+    followUps: followUpDraftsOf(c.followUps),
+    hours: {
+      outsideHours: c.outsideHours ?? "answer",
+      awayMessage: c.awayMessage ?? "",
+      followUpsInHours: c.followUpsInHours ?? false,
+    },
+  };
+}
+
+/** The campaign as the server takes it, with the functions already parsed. */
+function bodyOf(values: CampaignFormValues, functions: BotFunction[]) {
+  const { model, knowledge, followUps, hours, ...settings } = values;
+  return {
+    ...settings,
+    model: model.trim() ? model.trim() : null,
+    knowledge: knowledge.filter(
+      (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
+    ),
+    functions,
+    followUps: followUpsOf(followUps),
+    outsideHours: hours.outsideHours,
+    awayMessage: hours.awayMessage.trim() || null,
+    followUpsInHours: hours.followUpsInHours,
   };
 }
 
@@ -81,7 +105,8 @@ export function CampaignPage({ session }: { session: Session }) {
 
 /** Type a customer message and see what the bot would answer: nothing is sent, stored or charged. */
 function TryIt({ campaignId }: { campaignId: string }) {
-  const [message, setMessage] = useState("");
+  const messageField = useField({ initialValue: "" });
+  const message = messageField.getValue();
   const preview = usePreviewReply(campaignId);
   const r = preview.data;
   return (
@@ -102,8 +127,7 @@ function TryIt({ campaignId }: { campaignId: string }) {
           <TextInput
             label="Try it"
             placeholder="A customer message, for example: are you open on Sunday?"
-            value={message}
-            onChange={(e) => setMessage(e.currentTarget.value)}
+            {...messageField.getInputProps()}
             style={{ flex: 1 }}
             maxLength={10_000}
           />
@@ -112,11 +136,7 @@ function TryIt({ campaignId }: { campaignId: string }) {
           </Button>
         </Group>
       </form>
-      {preview.isError && (
-        <Alert color="red" mt="sm" role="alert">
-          {errorMessage(preview.error)}
-        </Alert>
-      )}
+      <ErrorAlert error={preview.error} mt="sm" />
       {r && (
         <Alert
           mt="sm"
@@ -182,53 +202,34 @@ function TryIt({ campaignId }: { campaignId: string }) {
 }
 
 function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: boolean }) {
-  // The draft keeps everything typed, also when the server refuses it.
-  const [draft, setDraft] = useState<Draft>(() => draftOf(campaign));
-  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
-  // Entries have no ids: a key per entry, kept in step with adds and removals, keeps inputs in place.
-  const nextKey = useRef(campaign.knowledge.length);
-  const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
-  const [functions, setFunctions] = useState<FunctionDraft[]>(() => functionDraftsOf(campaign.functions));
-  const [followUps, setFollowUps] = useState<FollowUpDraft[]>(() => followUpDraftsOf(campaign.followUps));
-  const [hours, setHours] = useState<HoursDraft>(() => ({
-    outsideHours: campaign.outsideHours ?? "answer",
-    awayMessage: campaign.awayMessage ?? "",
-    followUpsInHours: campaign.followUpsInHours ?? false,
-  }));
+  // Parameters that do not parse: shown next to the field, and the campaign is not sent.
+  const [functionsInvalid, setFunctionsInvalid] = useState(false);
+  // The form keeps everything typed, also when the server refuses it.
+  const form = useCampaignForm({
+    initialValues: formValuesOf(campaign),
+    onValuesChange: (values, previous) => {
+      // Every change copies the values: the functions changed when their contents did.
+      if (JSON.stringify(values.functions) !== JSON.stringify(previous.functions)) setFunctionsInvalid(false);
+    },
+  });
+  const draft = form.values;
+  const { hours } = draft;
   // "Send an away message" without one: said next to the field, and the campaign is not sent.
   const awayMissing = hours.outsideHours === "away" && !hours.awayMessage.trim();
   const [awayChecked, setAwayChecked] = useState(false);
-  // Parameters that do not parse: shown next to the field, and the campaign is not sent.
-  const [functionsInvalid, setFunctionsInvalid] = useState(false);
+  // Entries have no ids: a key per entry, kept in step with adds and removals, keeps inputs in place.
+  const nextKey = useRef(campaign.knowledge.length);
+  const [keys, setKeys] = useState(() => campaign.knowledge.map((_, i) => i));
   const addEntry = (entry: KnowledgeEntry) => {
-    set("knowledge", [...draft.knowledge, entry]);
+    form.insertListItem("knowledge", entry);
     setKeys((k) => [...k, nextKey.current++]);
   };
   const removeEntry = (i: number) => {
-    set(
-      "knowledge",
-      draft.knowledge.filter((_, j) => j !== i),
-    );
+    form.removeListItem("knowledge", i);
     setKeys((k) => k.filter((_, j) => j !== i));
   };
   const save = useUpdateCampaign(campaign.id);
-  const bodyOf = (fns: BotFunction[]) => ({
-    ...draft,
-    model: draft.model?.trim() ? draft.model.trim() : null,
-    knowledge: draft.knowledge.filter(
-      (k) => (k.text ?? "").trim() || (k.question ?? "").trim() || (k.answer ?? "").trim(),
-    ),
-    functions: fns,
-    followUps: followUpsOf(followUps),
-    outsideHours: hours.outsideHours,
-    awayMessage: hours.awayMessage.trim() || null,
-    followUpsInHours: hours.followUpsInHours,
-  });
-  const setEntry = (i: number, entry: KnowledgeEntry) =>
-    set(
-      "knowledge",
-      draft.knowledge.map((k, j) => (j === i ? entry : k)),
-    );
+  const setEntry = (i: number, entry: KnowledgeEntry) => form.replaceListItem("knowledge", i, entry);
   // "Suggest other ways to ask" works on the saved entry: an entry's key is its index in the saved
   // campaign (new entries get keys past its end), and its question must be the saved one.
   const savedIndexOf = (i: number): number | null => {
@@ -256,220 +257,187 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
   };
 
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        const fns = functionsOf(functions);
-        setFunctionsInvalid(fns === null);
-        setAwayChecked(true);
-        if (fns === null || awayMissing) {
-          save.reset();
-          return;
-        }
-        save.mutate(bodyOf(fns));
-      }}
-      noValidate
-    >
-      <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0 }}>
-        <Stack gap="md">
-          {!editable && (
-            <Alert color="gray" role="note">
-              Only owners and admins can change campaigns.
-            </Alert>
-          )}
-          <Paper withBorder p="md" radius="md" component="section" aria-label="Campaign settings">
-            <Stack gap="sm">
-              <Group grow align="flex-start">
-                <TextInput
-                  label="Name"
-                  value={draft.name}
-                  onChange={(e) => set("name", e.currentTarget.value)}
-                  maxLength={200}
+    <CampaignFormProvider form={form}>
+      <form
+        onSubmit={form.onSubmit((values) => {
+          const fns = functionsOf(values.functions);
+          setFunctionsInvalid(fns === null);
+          setAwayChecked(true);
+          if (fns === null || awayMissing) {
+            save.reset();
+            return;
+          }
+          save.mutate(bodyOf(values, fns));
+        })}
+        noValidate
+      >
+        <fieldset disabled={!editable} style={{ border: 0, padding: 0, margin: 0 }}>
+          <Stack gap="md">
+            {!editable && (
+              <Alert color="gray" role="note">
+                Only owners and admins can change campaigns.
+              </Alert>
+            )}
+            <Paper withBorder p="md" radius="md" component="section" aria-label="Campaign settings">
+              <Stack gap="sm">
+                <Group grow align="flex-start">
+                  <TextInput label="Name" {...form.getInputProps("name")} maxLength={200} />
+                  <Select
+                    label="Status"
+                    data={[
+                      { value: "live", label: "Live (answers)" },
+                      { value: "draft", label: "Draft" },
+                      { value: "paused", label: "Paused" },
+                    ]}
+                    {...form.getInputProps("status")}
+                    allowDeselect={false}
+                  />
+                </Group>
+                <Textarea
+                  label="Instructions"
+                  description="For the LLM engine: how the bot should behave"
+                  autosize
+                  minRows={2}
+                  {...form.getInputProps("instructions")}
                 />
-                <Select
-                  label="Status"
-                  data={[
-                    { value: "live", label: "Live (answers)" },
-                    { value: "draft", label: "Draft" },
-                    { value: "paused", label: "Paused" },
-                  ]}
-                  value={draft.status}
-                  onChange={(v) => v && set("status", v as Draft["status"])}
-                  allowDeselect={false}
+                <TagsInput
+                  label="Keywords"
+                  description="A message containing one of these words goes to this campaign"
+                  {...form.getInputProps("keywords")}
                 />
-              </Group>
-              <Textarea
-                label="Instructions"
-                description="For the LLM engine: how the bot should behave"
-                autosize
-                minRows={2}
-                value={draft.instructions}
-                onChange={(e) => set("instructions", e.currentTarget.value)}
-              />
-              <TagsInput
-                label="Keywords"
-                description="A message containing one of these words goes to this campaign"
-                value={draft.keywords}
-                onChange={(v) => set("keywords", v)}
-              />
-              <Textarea
-                label="Fallback message"
-                description="Sent when the bot has no answer; a person is alerted"
-                autosize
-                minRows={2}
-                value={draft.fallbackMessage}
-                onChange={(e) => set("fallbackMessage", e.currentTarget.value)}
-              />
-              <Group grow align="flex-start">
-                <Select
-                  label="Engine"
-                  data={[
-                    { value: "auto", label: "Automatic (LLM when one is set up)" },
-                    { value: "builtin", label: "Builtin (offline)" },
-                    { value: "llm", label: "LLM" },
-                  ]}
-                  value={draft.engine}
-                  onChange={(v) => v && set("engine", v as Draft["engine"])}
-                  allowDeselect={false}
+                <Textarea
+                  label="Fallback message"
+                  description="Sent when the bot has no answer; a person is alerted"
+                  autosize
+                  minRows={2}
+                  {...form.getInputProps("fallbackMessage")}
                 />
-                <TextInput
-                  label="Model"
-                  placeholder="The account's model"
-                  value={draft.model ?? ""}
-                  onChange={(e) => set("model", e.currentTarget.value)}
-                />
-              </Group>
-            </Stack>
-          </Paper>
-          <Paper withBorder p="md" radius="md" component="section" aria-labelledby="knowledge-heading">
-            <Group justify="space-between" mb="sm">
-              <Title order={2} size="h4" id="knowledge-heading">
-                Knowledge ({draft.knowledge.length})
-              </Title>
-              <Group gap="xs">
-                <Button
-                  variant="light"
-                  size="xs"
-                  onClick={() => addEntry({ question: "", answer: "", alternatives: [] })}
-                >
-                  Add question and answer
-                </Button>
-                <Button variant="default" size="xs" onClick={() => addEntry({ text: "" })}>
-                  Add free text
-                </Button>
-              </Group>
-            </Group>
-            <Stack gap="sm">
-              {draft.knowledge.length === 0 && (
-                <Text size="sm" c="dimmed">
-                  No knowledge yet: the bot answers with the fallback message.
-                </Text>
-              )}
-              {draft.knowledge.map((k, i) => (
-                <Paper
-                  key={keys[i]}
-                  withBorder
-                  p="sm"
-                  radius="sm"
-                  aria-label={`Knowledge entry ${i + 1}`}
-                  component="fieldset"
-                >
-                  {k.text !== undefined ? (
-                    <Textarea
-                      label={`Entry ${i + 1}: free text`}
-                      autosize
-                      minRows={2}
-                      value={k.text}
-                      onChange={(e) => setEntry(i, { text: e.currentTarget.value })}
-                    />
-                  ) : (
-                    <Stack gap={6}>
-                      <TextInput
-                        label={`Entry ${i + 1}: question`}
-                        value={k.question ?? ""}
-                        onChange={(e) => setEntry(i, { ...k, question: e.currentTarget.value })}
-                      />
+                <Group grow align="flex-start">
+                  <Select
+                    label="Engine"
+                    data={[
+                      { value: "auto", label: "Automatic (LLM when one is set up)" },
+                      { value: "builtin", label: "Builtin (offline)" },
+                      { value: "llm", label: "LLM" },
+                    ]}
+                    {...form.getInputProps("engine")}
+                    allowDeselect={false}
+                  />
+                  <TextInput
+                    label="Model"
+                    placeholder="The account's model"
+                    {...form.getInputProps("model")}
+                  />
+                </Group>
+              </Stack>
+            </Paper>
+            <CampaignSection
+              headingId="knowledge-heading"
+              title={`Knowledge (${draft.knowledge.length})`}
+              headerMb="sm"
+              aside={
+                <Group gap="xs">
+                  <AddRowButton onClick={() => addEntry({ question: "", answer: "", alternatives: [] })}>
+                    Add question and answer
+                  </AddRowButton>
+                  <Button variant="default" size="xs" onClick={() => addEntry({ text: "" })}>
+                    Add free text
+                  </Button>
+                </Group>
+              }
+            >
+              <Stack gap="sm">
+                {draft.knowledge.length === 0 && (
+                  <Text size="sm" c="dimmed">
+                    No knowledge yet: the bot answers with the fallback message.
+                  </Text>
+                )}
+                {draft.knowledge.map((k, i) => (
+                  <Paper
+                    key={keys[i]}
+                    withBorder
+                    p="sm"
+                    radius="sm"
+                    aria-label={`Knowledge entry ${i + 1}`}
+                    component="fieldset"
+                  >
+                    {k.text !== undefined ? (
                       <Textarea
-                        label={`Entry ${i + 1}: answer`}
+                        label={`Entry ${i + 1}: free text`}
                         autosize
-                        minRows={1}
-                        value={k.answer ?? ""}
-                        onChange={(e) => setEntry(i, { ...k, answer: e.currentTarget.value })}
+                        minRows={2}
+                        {...form.getInputProps(`knowledge.${i}.text`)}
                       />
-                      <TagsInput
-                        label={`Entry ${i + 1}: other ways to ask`}
-                        value={k.alternatives ?? []}
-                        onChange={(v) => setEntry(i, { ...k, alternatives: v })}
-                      />
-                    </Stack>
-                  )}
-                  <Group justify="flex-end" mt={6}>
-                    {editable && k.text === undefined && (
-                      <SuggestButton savedIndex={savedIndexOf(i)} onAsk={(index) => askFor(i, index)} />
+                    ) : (
+                      <Stack gap={6}>
+                        <TextInput
+                          label={`Entry ${i + 1}: question`}
+                          {...form.getInputProps(`knowledge.${i}.question`)}
+                        />
+                        <Textarea
+                          label={`Entry ${i + 1}: answer`}
+                          autosize
+                          minRows={1}
+                          {...form.getInputProps(`knowledge.${i}.answer`)}
+                        />
+                        <TagsInput
+                          label={`Entry ${i + 1}: other ways to ask`}
+                          {...form.getInputProps(`knowledge.${i}.alternatives`)}
+                        />
+                      </Stack>
                     )}
-                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => removeEntry(i)}>
-                      Remove entry {i + 1}
-                    </Button>
-                  </Group>
-                </Paper>
-              ))}
-            </Stack>
-          </Paper>
-          <SourcesSection campaignId={campaign.id} editable={editable} />
-          <FunctionsSection
-            campaign={campaign}
-            drafts={functions}
-            engine={draft.engine}
-            onChange={(f) => {
-              setFunctions(f);
-              setFunctionsInvalid(false);
-            }}
-          />
-          <FollowUpsSection
-            campaign={campaign}
-            drafts={followUps}
-            engine={draft.engine}
-            onChange={setFollowUps}
-          />
-          <HoursSection
-            draft={hours}
-            onChange={setHours}
-            canReadHours={editable}
-            awayError={awayChecked && awayMissing ? "Write the away message, or answer as usual" : null}
-          />
-          {functionsInvalid && (
-            <Alert color="red" role="alert" title="Not saved">
-              A function's parameters are not valid JSON; fix them above. Your changes are still here.
-            </Alert>
-          )}
-          {save.isError && (
-            <Alert color="red" role="alert" title="Not saved">
-              {errorMessage(save.error)} Your changes are still here.
-            </Alert>
-          )}
-          {editable && (
-            <Group justify="flex-end">
-              <Button type="submit" loading={save.isPending}>
-                Save campaign
-              </Button>
-            </Group>
-          )}
-        </Stack>
-      </fieldset>
-      {/* A portal: the dialog's own form does not submit this one (FormModal stops its submit). */}
-      <PhrasingsModal
-        key={asking?.rounds ?? 0}
-        opened={asking?.open ?? false}
-        onClose={closeAsking}
-        entryNumber={(asking?.entry ?? 0) + 1}
-        question={askedEntry?.question ?? ""}
-        room={MAX_ALTERNATIVES - (askedEntry?.alternatives?.length ?? 0)}
-        pending={suggest.isPending}
-        error={suggest.error}
-        phrasings={suggest.data?.phrasings}
-        onKeep={keep}
-      />
-    </form>
+                    <Group justify="flex-end" mt={6}>
+                      {editable && k.text === undefined && (
+                        <SuggestButton savedIndex={savedIndexOf(i)} onAsk={(index) => askFor(i, index)} />
+                      )}
+                      <RemoveRowButton onClick={() => removeEntry(i)}>Remove entry {i + 1}</RemoveRowButton>
+                    </Group>
+                  </Paper>
+                ))}
+              </Stack>
+            </CampaignSection>
+            <SourcesSection campaignId={campaign.id} editable={editable} />
+            <FunctionsSection campaign={campaign} />
+            <FollowUpsSection campaign={campaign} />
+            <HoursSection
+              draft={hours}
+              onChange={(h) => form.setFieldValue("hours", h)}
+              canReadHours={editable}
+              awayError={awayChecked && awayMissing ? "Write the away message, or answer as usual" : null}
+            />
+            {functionsInvalid && (
+              <Alert color="red" role="alert" title="Not saved">
+                A function's parameters are not valid JSON; fix them above. Your changes are still here.
+              </Alert>
+            )}
+            <ErrorAlert error={save.error} title="Not saved">
+              {" "}
+              Your changes are still here.
+            </ErrorAlert>
+            {editable && (
+              <Group justify="flex-end">
+                <Button type="submit" loading={save.isPending}>
+                  Save campaign
+                </Button>
+              </Group>
+            )}
+          </Stack>
+        </fieldset>
+        {/* A portal: the dialog's own form does not submit this one (FormModal stops its submit). */}
+        <PhrasingsModal
+          key={asking?.rounds ?? 0}
+          opened={asking?.open ?? false}
+          onClose={closeAsking}
+          entryNumber={(asking?.entry ?? 0) + 1}
+          question={askedEntry?.question ?? ""}
+          room={MAX_ALTERNATIVES - (askedEntry?.alternatives?.length ?? 0)}
+          pending={suggest.isPending}
+          error={suggest.error}
+          phrasings={suggest.data?.phrasings}
+          onKeep={keep}
+        />
+      </form>
+    </CampaignFormProvider>
   );
 }
 

@@ -1,4 +1,5 @@
 import { Anchor, Badge, Button, Group, Modal, Stack, Table, TextInput, Title } from "@mantine/core";
+import { useField } from "@mantine/form";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
@@ -15,7 +16,8 @@ export function CampaignsPage({ session }: { session: Session }) {
   useDocumentTitle("Campaigns");
   const navigate = useNavigate();
   const [creating, setCreating] = useState(false);
-  const [name, setName] = useState("");
+  const nameField = useField({ initialValue: "" });
+  const name = nameField.getValue();
   const campaigns = useCampaigns();
   const create = useCreateCampaign();
 
@@ -77,7 +79,7 @@ export function CampaignsPage({ session }: { session: Session }) {
               create.mutate(name.trim(), {
                 onSuccess: (c) => {
                   setCreating(false);
-                  setName("");
+                  nameField.reset();
                   navigate(`/campaigns/${c.id}`);
                 },
               });
@@ -87,8 +89,7 @@ export function CampaignsPage({ session }: { session: Session }) {
           <Stack gap="sm">
             <TextInput
               label="Campaign name"
-              value={name}
-              onChange={(e) => setName(e.currentTarget.value)}
+              {...nameField.getInputProps()}
               error={create.isError ? errorMessage(create.error) : undefined}
               maxLength={200}
               data-autofocus

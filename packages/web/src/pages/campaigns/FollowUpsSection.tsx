@@ -4,7 +4,6 @@
 // with its Save button), with how many went out and how many got an answer.
 import {
   Alert,
-  Button,
   Group,
   NumberInput,
   Paper,
@@ -15,11 +14,11 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
-import { useDraftList } from "../../lib/useDraftList.ts";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
 export const MAX_FOLLOW_UPS = 9;
@@ -106,24 +105,14 @@ export function followUpsOf(drafts: FollowUpDraft[]): FollowUpStep[] {
   });
 }
 
-export function FollowUpsSection({
-  campaign,
-  drafts,
-  engine,
-  onChange,
-}: {
-  campaign: Campaign;
-  drafts: FollowUpDraft[];
-  /** The engine as chosen in the form. */
-  engine: Campaign["engine"];
-  onChange: (drafts: FollowUpDraft[]) => void;
-}) {
+/** The campaign form's follow-ups, with how many the saved campaign sent and how many got an answer. */
+export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
   const stats = useCampaignStats(campaign.id);
   const figures = stats.data?.followUps;
-  const list = useDraftList(drafts, onChange);
-  const { set, remove } = list;
+  const { form, rows: drafts, add: addRow, remove } = useFormRows("followUps");
+  const { engine } = form.values;
   const add = () =>
-    list.add({
+    addRow({
       amount: 24,
       unit: "hours",
       kind: "message",
@@ -137,15 +126,15 @@ export function FollowUpsSection({
     });
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="follow-ups-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="follow-ups-heading">
-          Follow-ups
-        </Title>
-        <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
+    <CampaignSection
+      headingId="follow-ups-heading"
+      title="Follow-ups"
+      aside={
+        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
           Add follow-up
-        </Button>
-      </Group>
+        </AddRowButton>
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         Sent when a customer has not answered our last message (a bot answer or a person's reply): the first
         after its wait, each next one after the one before. Any message from the customer stops them; a
@@ -183,6 +172,7 @@ export function FollowUpsSection({
         )}
         {drafts.map((d, i) => {
           const name = `Follow-up ${i + 1}`;
+          const field = (key: keyof FollowUpDraft) => form.getInputProps(`followUps.${i}.${key}`);
           return (
             <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={name}>
               <Stack gap={6}>
@@ -192,22 +182,19 @@ export function FollowUpsSection({
                     description={i === 0 ? "After our last message" : "After the previous follow-up"}
                     min={1}
                     allowDecimal={false}
-                    value={d.amount}
-                    onChange={(v) => set(i, { amount: v })}
+                    {...field("amount")}
                     w={180}
                   />
                   <Select
                     label={`${name}: unit`}
                     data={UNITS}
-                    value={d.unit}
-                    onChange={(v) => v && set(i, { unit: v as Unit })}
+                    {...field("unit")}
                     allowDeselect={false}
                     w={140}
                   />
                   <SegmentedControl
                     aria-label={`${name}: what to send`}
-                    value={d.kind}
-                    onChange={(v) => set(i, { kind: v as FollowUpDraft["kind"] })}
+                    {...field("kind")}
                     data={[
                       { value: "message", label: "Message" },
                       { value: "instruction", label: "Instruction for the LLM" },
@@ -223,8 +210,7 @@ export function FollowUpsSection({
                   }
                   autosize
                   minRows={2}
-                  value={d.text}
-                  onChange={(e) => set(i, { text: e.currentTarget.value })}
+                  {...field("text")}
                   maxLength={2000}
                 />
                 <Text size="xs" c="dimmed" id={`follow-up-${d.key}-template-note`}>
@@ -238,16 +224,14 @@ export function FollowUpsSection({
                     aria-describedby={`follow-up-${d.key}-template-note`}
                     placeholder="still_there"
                     description="As approved in WhatsApp Manager"
-                    value={d.templateName}
-                    onChange={(e) => set(i, { templateName: e.currentTarget.value })}
+                    {...field("templateName")}
                     maxLength={512}
                   />
                   <TextInput
                     label={`${name}: template language`}
                     placeholder="en_US"
                     description="Its language code: en_US, pt_BR, en"
-                    value={d.templateLanguage}
-                    onChange={(e) => set(i, { templateLanguage: e.currentTarget.value })}
+                    {...field("templateLanguage")}
                     maxLength={15}
                   />
                 </Group>
@@ -256,19 +240,16 @@ export function FollowUpsSection({
                   description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order; {{firstName|there}} is the contact's first name, or “there” when it is empty"
                   autosize
                   minRows={1}
-                  value={d.templateParameters}
-                  onChange={(e) => set(i, { templateParameters: e.currentTarget.value })}
+                  {...field("templateParameters")}
                 />
                 <Group justify="flex-end">
-                  <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>
-                    Remove follow-up
-                  </Button>
+                  <RemoveRowButton onClick={() => remove(i)}>Remove follow-up</RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>
           );
         })}
       </Stack>
-    </Paper>
+    </CampaignSection>
   );
 }

@@ -15,14 +15,14 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
-import { useDraftList } from "../../lib/useDraftList.ts";
+import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
 export const MAX_FUNCTIONS = 10;
@@ -106,25 +106,19 @@ const sameFunction = (draft: FunctionDraft, saved: BotFunction) => {
   return typed !== undefined && JSON.stringify(typed) === JSON.stringify(saved);
 };
 
+/** The campaign form's functions, with a test call of a saved one. */
 export function FunctionsSection({
   campaign,
-  drafts,
-  engine,
-  onChange,
 }: {
   /** The saved campaign: its functions are the ones a test calls. */
   campaign: Campaign;
-  drafts: FunctionDraft[];
-  /** The engine as chosen in the form. */
-  engine: Campaign["engine"];
-  onChange: (drafts: FunctionDraft[]) => void;
 }) {
   const [testing, setTesting] = useState<BotFunction | null>(null);
   const saved = campaign.functions ?? [];
-  const list = useDraftList(drafts, onChange);
-  const { set, remove } = list;
+  const { form, rows: drafts, add: addRow, remove } = useFormRows("functions");
+  const { engine } = form.values;
   const add = () =>
-    list.add({
+    addRow({
       name: "",
       description: "",
       url: "",
@@ -133,15 +127,15 @@ export function FunctionsSection({
     });
 
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="functions-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="functions-heading">
-          Functions
-        </Title>
-        <Button variant="light" size="xs" onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
+    <CampaignSection
+      headingId="functions-heading"
+      title="Functions"
+      aside={
+        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
           Add function
-        </Button>
-      </Group>
+        </AddRowButton>
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         Your own endpoints the bot may call while it answers, such as an order lookup. Only the LLM engine
         calls functions. Each call is a POST signed like your webhooks (the{" "}
@@ -164,7 +158,7 @@ export function FunctionsSection({
         )}
         {drafts.map((d, i) => {
           const savedFn = saved.find((f) => f.name === d.name.trim());
-          const paramsError = parametersError(d.parameters);
+          const field = (name: keyof FunctionDraft) => form.getInputProps(`functions.${i}.${name}`);
           const label = `Function ${i + 1}${d.name.trim() ? `: ${d.name.trim()}` : ""}`;
           return (
             <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={label}>
@@ -173,8 +167,7 @@ export function FunctionsSection({
                   <TextInput
                     label="Name"
                     description="Letters, digits and _, like order_status"
-                    value={d.name}
-                    onChange={(e) => set(i, { name: e.currentTarget.value })}
+                    {...field("name")}
                     maxLength={64}
                   />
                   <NumberInput
@@ -183,8 +176,7 @@ export function FunctionsSection({
                     min={1000}
                     max={15000}
                     step={500}
-                    value={d.timeoutMs}
-                    onChange={(v) => set(i, { timeoutMs: v })}
+                    {...field("timeoutMs")}
                   />
                 </Group>
                 <Textarea
@@ -192,8 +184,7 @@ export function FunctionsSection({
                   description="When the bot should use it, as you would tell a new colleague"
                   autosize
                   minRows={1}
-                  value={d.description}
-                  onChange={(e) => set(i, { description: e.currentTarget.value })}
+                  {...field("description")}
                   maxLength={1000}
                 />
                 <TextInput
@@ -201,8 +192,7 @@ export function FunctionsSection({
                   description="https:// (http:// only for addresses your operator allows)"
                   placeholder="https://shop.example/parley/order-status"
                   type="url"
-                  value={d.url}
-                  onChange={(e) => set(i, { url: e.currentTarget.value })}
+                  {...field("url")}
                   maxLength={2000}
                 />
                 <Textarea
@@ -211,9 +201,8 @@ export function FunctionsSection({
                   autosize
                   minRows={3}
                   maxRows={16}
-                  value={d.parameters}
-                  onChange={(e) => set(i, { parameters: e.currentTarget.value })}
-                  error={paramsError}
+                  {...field("parameters")}
+                  error={parametersError(d.parameters)}
                   styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
                   spellCheck={false}
                 />
@@ -236,9 +225,7 @@ export function FunctionsSection({
                       )
                     )}
                   </Group>
-                  <Button size="compact-xs" variant="subtle" color="red" onClick={() => remove(i)}>
-                    Remove function
-                  </Button>
+                  <RemoveRowButton onClick={() => remove(i)}>Remove function</RemoveRowButton>
                 </Group>
               </Stack>
             </Paper>
@@ -246,7 +233,7 @@ export function FunctionsSection({
         })}
       </Stack>
       {testing && <TestDialog campaignId={campaign.id} fn={testing} onClose={() => setTesting(null)} />}
-    </Paper>
+    </CampaignSection>
   );
 }
 
@@ -307,11 +294,7 @@ function TestDialog({
             Send test
           </Button>
         </Group>
-        {test.isError && (
-          <Alert color="red" role="alert" title="Not sent">
-            {errorMessage(test.error)}
-          </Alert>
-        )}
+        <ErrorAlert error={test.error} title="Not sent" />
         {r && !test.isPending && (
           <Paper withBorder p="sm" radius="sm" role="status" aria-label="Test result">
             <Group gap="xs" mb={6}>

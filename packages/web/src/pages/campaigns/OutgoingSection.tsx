@@ -8,7 +8,6 @@ import {
   List,
   Modal,
   NumberInput,
-  Paper,
   Select,
   SimpleGrid,
   Stack,
@@ -16,11 +15,11 @@ import {
   Text,
   Textarea,
   TextInput,
-  Title,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link } from "react-router";
-import { errorMessage } from "../../lib/api.ts";
+import { ErrorAlert } from "../../components/States.tsx";
 import type { Campaign, Channel, SkippedMember, SkipReason } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
 import {
@@ -31,6 +30,7 @@ import {
 } from "../../lib/queries/campaigns.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useListChoices } from "../../lib/queries/lists.ts";
+import { CampaignSection } from "./CampaignSection.tsx";
 
 const STATE_LABEL = { running: "Sending", paused: "Paused", done: "Done" } as const;
 /** Why a member was skipped, after its name in the list of skipped members. */
@@ -81,19 +81,37 @@ const parametersOf = (text: string) =>
     .map((p) => p.trim())
     .filter(Boolean);
 
-type TemplateErrors = Partial<Record<"name" | "language" | "parameters", string>>;
+/** The section's fields as typed. */
+interface OutgoingForm {
+  message: string;
+  listId: string | null;
+  /** The custom channel's name, kept while a provider channel is chosen. */
+  channel: string;
+  /** CUSTOM, or the provider channel's id. */
+  via: string;
+  templateName: string;
+  templateLanguage: string;
+  /** One a line. */
+  templateParameters: string;
+  rate: number | string;
+  onlyInHours: boolean;
+}
+
+type TemplateErrors = Partial<Record<"templateName" | "templateLanguage" | "templateParameters", string>>;
 
 /** What is wrong with the template as typed (the server checks again). */
-function checkTemplate(name: string, language: string, parameters: string[]): TemplateErrors {
+function checkTemplate(values: OutgoingForm): TemplateErrors {
   const errors: TemplateErrors = {};
-  if (!name.trim()) errors.name = "Give the name of the approved template";
-  else if (name.trim().length > 512) errors.name = "At most 512 characters";
-  const lang = language.trim();
-  if (!lang) errors.language = "Give the template's language code, like en_US";
-  else if (lang.length < 2 || lang.length > 15) errors.language = "A language code like en_US";
-  if (parameters.length > 20) errors.parameters = "At most 20 parameters";
+  const name = values.templateName.trim();
+  if (!name) errors.templateName = "Give the name of the approved template";
+  else if (name.length > 512) errors.templateName = "At most 512 characters";
+  const lang = values.templateLanguage.trim();
+  if (!lang) errors.templateLanguage = "Give the template's language code, like en_US";
+  else if (lang.length < 2 || lang.length > 15) errors.templateLanguage = "A language code like en_US";
+  const parameters = parametersOf(values.templateParameters);
+  if (parameters.length > 20) errors.templateParameters = "At most 20 parameters";
   else if (parameters.some((p) => p.length > 1024))
-    errors.parameters = "At most 1,024 characters a parameter";
+    errors.templateParameters = "At most 1,024 characters a parameter";
   return errors;
 }
 
@@ -103,17 +121,22 @@ const nameOf = (m: SkippedMember) =>
 /** The campaign's outgoing side: a first message to every member of a list, with live progress. */
 export function OutgoingSection({ campaign, editable }: { campaign: Campaign; editable: boolean }) {
   const o = campaign.outgoing;
-  const [message, setMessage] = useState(o?.message ?? "Hi {{firstName|there}}! ");
-  const [listId, setListId] = useState<string | null>(o?.listId ?? null);
-  const [channel, setChannel] = useState(o?.channel ?? "");
-  const [via, setVia] = useState<string>(o?.channelId ?? CUSTOM);
-  const [templateName, setTemplateName] = useState(o?.template?.name ?? "");
-  const [templateLanguage, setTemplateLanguage] = useState(o?.template?.language ?? "");
-  const [templateParameters, setTemplateParameters] = useState((o?.template?.parameters ?? []).join("\n"));
-  const [templateErrors, setTemplateErrors] = useState<TemplateErrors>({});
+  // Typing in a template field clears its error (the form's default); the errors come from Save.
+  const form = useForm<OutgoingForm>({
+    initialValues: {
+      message: o?.message ?? "Hi {{firstName|there}}! ",
+      listId: o?.listId ?? null,
+      channel: o?.channel ?? "",
+      via: o?.channelId ?? CUSTOM,
+      templateName: o?.template?.name ?? "",
+      templateLanguage: o?.template?.language ?? "",
+      templateParameters: (o?.template?.parameters ?? []).join("\n"),
+      rate: o?.ratePerMinute ?? 60,
+      onlyInHours: o?.onlyInHours ?? false,
+    },
+  });
+  const { message, listId, via } = form.values;
   const [confirming, setConfirming] = useState(false);
-  const [rate, setRate] = useState<number | string>(o?.ratePerMinute ?? 60);
-  const [onlyInHours, setOnlyInHours] = useState(o?.onlyInHours ?? false);
   const lists = useListChoices();
   const channels = useChannels();
   const providers = (channels.data?.data ?? []).filter((ch) => isProvider(ch.type));
@@ -138,48 +161,49 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
   const startOrPause = (action: "start" | "pause") =>
     act.mutate(action, { onSuccess: () => setConfirming(false) });
   const submit = () => {
+    const values = form.getValues();
     if (whatsapp) {
-      const errors = checkTemplate(templateName, templateLanguage, parametersOf(templateParameters));
-      setTemplateErrors(errors);
+      const errors = checkTemplate(values);
+      form.setErrors(errors);
       if (Object.keys(errors).length > 0) {
         save.reset();
         return;
       }
     }
     save.mutate({
-      message,
-      listId,
+      message: values.message,
+      listId: values.listId,
       // Kept while a provider channel is chosen (the server ignores it then), for switching back.
-      channel: channel.trim() || null,
-      channelId: via === CUSTOM ? null : via,
+      channel: values.channel.trim() || null,
+      channelId: values.via === CUSTOM ? null : values.via,
       template: whatsapp
         ? {
-            name: templateName.trim(),
-            language: templateLanguage.trim(),
-            parameters: parametersOf(templateParameters),
+            name: values.templateName.trim(),
+            language: values.templateLanguage.trim(),
+            parameters: parametersOf(values.templateParameters),
           }
         : null,
-      ratePerMinute: Number(rate) || 60,
-      onlyInHours,
+      ratePerMinute: Number(values.rate) || 60,
+      onlyInHours: values.onlyInHours,
     });
   };
   // Done with nobody left: nothing to start (members added to the list later make it startable again).
   const finished = s?.state === "done" && s.queued === 0;
   return (
-    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="outgoing-heading">
-      <Group justify="space-between" mb={4}>
-        <Title order={2} size="h4" id="outgoing-heading">
-          Outgoing message
-        </Title>
-        {s?.state && (
+    <CampaignSection
+      headingId="outgoing-heading"
+      title="Outgoing message"
+      aside={
+        s?.state && (
           <Badge
             variant="light"
             color={s.state === "running" ? "green" : s.state === "paused" ? "yellow" : "gray"}
           >
             {STATE_LABEL[s.state]}
           </Badge>
-        )}
-      </Group>
+        )
+      }
+    >
       <Text size="sm" c="dimmed" mb="sm">
         {explanation(viaChannel)}
       </Text>
@@ -194,8 +218,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
             }
             autosize
             minRows={2}
-            value={message}
-            onChange={(e) => setMessage(e.currentTarget.value)}
+            {...form.getInputProps("message")}
             maxLength={2000}
           />
           <Group grow align="flex-start">
@@ -206,8 +229,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
                 value: l.id,
                 label: `${l.name} (${l.memberCount})`,
               }))}
-              value={listId}
-              onChange={setListId}
+              {...form.getInputProps("listId")}
             />
             <Select
               label="Send through"
@@ -215,8 +237,8 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
               data={viaOptions}
               value={via}
               onChange={(v) => {
-                setVia(v ?? CUSTOM);
-                setTemplateErrors({});
+                form.setFieldValue("via", v ?? CUSTOM);
+                form.clearErrors();
               }}
               allowDeselect={false}
             />
@@ -227,16 +249,14 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
                 label="Custom channel"
                 description="Only for members who never wrote in on a channel (e.g. imported); optional"
                 placeholder="For example sms"
-                value={channel}
-                onChange={(e) => setChannel(e.currentTarget.value)}
+                {...form.getInputProps("channel")}
               />
             )}
             <NumberInput
               label="Messages per minute"
               description="Up to the server's limit (6,000 by default)"
               min={1}
-              value={rate}
-              onChange={setRate}
+              {...form.getInputProps("rate")}
             />
           </Group>
           {whatsapp && (
@@ -246,24 +266,14 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
                   <TextInput
                     label="Template name"
                     description="As approved in WhatsApp Manager, like spring_offer"
-                    value={templateName}
-                    onChange={(e) => {
-                      setTemplateName(e.currentTarget.value);
-                      setTemplateErrors((t) => ({ ...t, name: undefined }));
-                    }}
-                    error={templateErrors.name}
+                    {...form.getInputProps("templateName")}
                     maxLength={512}
                   />
                   <TextInput
                     label="Template language"
                     description="The language code it was approved in"
                     placeholder="For example en_US"
-                    value={templateLanguage}
-                    onChange={(e) => {
-                      setTemplateLanguage(e.currentTarget.value);
-                      setTemplateErrors((t) => ({ ...t, language: undefined }));
-                    }}
-                    error={templateErrors.language}
+                    {...form.getInputProps("templateLanguage")}
                     maxLength={15}
                   />
                 </Group>
@@ -273,12 +283,7 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
                   placeholder={"{{firstName|there}}\n20% off"}
                   autosize
                   minRows={2}
-                  value={templateParameters}
-                  onChange={(e) => {
-                    setTemplateParameters(e.currentTarget.value);
-                    setTemplateErrors((t) => ({ ...t, parameters: undefined }));
-                  }}
-                  error={templateErrors.parameters}
+                  {...form.getInputProps("templateParameters")}
                 />
               </Stack>
             </Fieldset>
@@ -286,14 +291,9 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
           <Switch
             label="Only send during business hours"
             description="While the account is closed (Settings → Business hours) sending waits, and resumes at the opening"
-            checked={onlyInHours}
-            onChange={(e) => setOnlyInHours(e.currentTarget.checked)}
+            {...form.getInputProps("onlyInHours", { type: "checkbox" })}
           />
-          {save.isError && (
-            <Alert color="red" role="alert">
-              {errorMessage(save.error)}
-            </Alert>
-          )}
+          <ErrorAlert error={save.error} />
           {editable && (
             <Group gap="xs">
               <Button
@@ -392,6 +392,6 @@ export function OutgoingSection({ campaign, editable }: { campaign: Campaign; ed
           )}
         </Stack>
       )}
-    </Paper>
+    </CampaignSection>
   );
 }

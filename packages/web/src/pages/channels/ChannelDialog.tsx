@@ -4,16 +4,12 @@
 import {
   Alert,
   Badge,
-  Button,
   Checkbox,
-  Code,
   ColorInput,
-  CopyButton,
   Group,
   Modal,
   Paper,
   Radio,
-  Select,
   SimpleGrid,
   Stack,
   Text,
@@ -21,14 +17,22 @@ import {
   TextInput,
   UnstyledButton,
 } from "@mantine/core";
+import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import type { Channel, ChannelType } from "../../lib/api-types.ts";
 import type { WebChannelConfig } from "../../lib/channels.ts";
 import { CHANNEL_CHOICES, CHANNEL_TYPE_LABELS, isProvider } from "../../lib/channels.ts";
-import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
-import { DoneButton, FormFooter, PasteBack, ProviderChannelForm, ProviderReady } from "./ProviderChannel.tsx";
+import { CampaignSelect } from "./CampaignSelect.tsx";
+import {
+  ChannelForm,
+  DoneButton,
+  PasteBack,
+  ProviderChannelForm,
+  ProviderReady,
+} from "./ProviderChannel.tsx";
 import { WidgetPreview } from "./WidgetPreview.tsx";
 
 const SWATCHES = ["#2563eb", "#0f766e", "#15803d", "#b45309", "#b91c1c", "#7c3aed", "#1f2937"];
@@ -238,32 +242,28 @@ function WebChannelForm({
   onBack?: () => void;
   onSaved: (channel: Channel) => void;
 }) {
-  const [form, setForm] = useState<WebForm>(() => formOf(channel));
+  const webForm = useForm<WebForm>({ initialValues: formOf(channel) });
+  const form = webForm.values;
+  // The problems show once Save was tried, then follow the typing.
   const [touched, setTouched] = useState(false);
-  const set = <K extends keyof WebForm>(key: K, value: WebForm[K]) =>
-    setForm((f) => ({ ...f, [key]: value }));
-  const campaigns = useCampaignChoices();
   const save = useSaveChannel(channel?.id ?? null);
   const nameProblem = form.name.trim() ? null : "Give the channel a name, like Website";
   const originProblem = originsProblem(form.origins);
   const colorProblem = /^#[0-9a-f]{6}$/i.test(form.color.trim()) ? null : "A colour like #2563eb";
   const ready = !nameProblem && !originProblem && !colorProblem;
-  const campaignOptions = (campaigns.data?.data ?? []).map((c) => ({
-    value: c.id,
-    label: c.isDefault ? `${c.name} (default)` : c.name,
-  }));
 
   return (
-    <form
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        setTouched(true);
-        if (ready && !save.isPending)
-          save.mutate(channel ? bodyOf(form) : { type: "web", ...bodyOf(form) }, {
-            onSuccess: (saved) => onSaved(saved),
-          });
-      }}
+    <ChannelForm
+      ready={ready}
+      save={save}
+      editing={Boolean(channel)}
+      onBack={onBack}
+      onTried={() => setTouched(true)}
+      onSave={() =>
+        save.mutate(channel ? bodyOf(form) : { type: "web", ...bodyOf(form) }, {
+          onSuccess: (saved) => onSaved(saved),
+        })
+      }
     >
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Stack gap="sm">
@@ -272,8 +272,7 @@ function WebChannelForm({
             description="For you and your team, in the inbox and the dashboard."
             placeholder="Website"
             maxLength={100}
-            value={form.name}
-            onChange={(e) => set("name", e.currentTarget.value)}
+            {...webForm.getInputProps("name")}
             error={touched ? nameProblem : undefined}
             data-autofocus
           />
@@ -284,16 +283,14 @@ function WebChannelForm({
             autosize
             minRows={2}
             maxRows={6}
-            value={form.origins}
-            onChange={(e) => set("origins", e.currentTarget.value)}
+            {...webForm.getInputProps("origins")}
             error={touched ? originProblem : undefined}
           />
           <TextInput
             label="Title"
             description="The heading of the chat panel."
             maxLength={80}
-            value={form.title}
-            onChange={(e) => set("title", e.currentTarget.value)}
+            {...webForm.getInputProps("title")}
           />
           <Textarea
             label="Greeting"
@@ -301,8 +298,7 @@ function WebChannelForm({
             autosize
             minRows={2}
             maxLength={500}
-            value={form.greeting}
-            onChange={(e) => set("greeting", e.currentTarget.value)}
+            {...webForm.getInputProps("greeting")}
           />
           <Group grow align="flex-start">
             <ColorInput
@@ -310,15 +306,10 @@ function WebChannelForm({
               format="hex"
               swatches={SWATCHES}
               withEyeDropper={false}
-              value={form.color}
-              onChange={(v) => set("color", v)}
+              {...webForm.getInputProps("color")}
               error={touched ? colorProblem : undefined}
             />
-            <Radio.Group
-              label="Position"
-              value={form.position}
-              onChange={(v) => set("position", v === "left" ? "left" : "right")}
-            >
+            <Radio.Group label="Position" {...webForm.getInputProps("position")}>
               <Group gap="md" mt={8}>
                 <Radio value="right" label="Bottom right" />
                 <Radio value="left" label="Bottom left" />
@@ -327,25 +318,14 @@ function WebChannelForm({
           </Group>
           <Checkbox
             label="Ask for an e-mail when no one answers"
-            checked={form.collectEmail}
-            onChange={(e) => set("collectEmail", e.currentTarget.checked)}
+            {...webForm.getInputProps("collectEmail", { type: "checkbox" })}
           />
           <Checkbox
             label="Show the first name of the person who answers"
             description="Otherwise visitors see only your business; they never see anyone's full name."
-            checked={form.showAgentName}
-            onChange={(e) => set("showAgentName", e.currentTarget.checked)}
+            {...webForm.getInputProps("showAgentName", { type: "checkbox" })}
           />
-          <Select
-            label="Campaign"
-            description="Whose bot answers this channel's conversations; none: your default campaign, as for the custom channel."
-            placeholder="No campaign"
-            data={campaignOptions}
-            value={form.campaignId}
-            onChange={(v) => set("campaignId", v)}
-            clearable
-            clearButtonProps={{ "aria-label": "Clear the campaign" }}
-          />
+          <CampaignSelect value={form.campaignId} onChange={(v) => webForm.setFieldValue("campaignId", v)} />
         </Stack>
         <Stack gap="xs">
           <Text size="sm" fw={500}>
@@ -354,13 +334,7 @@ function WebChannelForm({
           <WidgetPreview settings={form} />
         </Stack>
       </SimpleGrid>
-      <FormFooter
-        error={save.isError ? save.error : null}
-        pending={save.isPending}
-        editing={Boolean(channel)}
-        onBack={onBack}
-      />
-    </form>
+    </ChannelForm>
   );
 }
 
@@ -373,22 +347,7 @@ function SnippetBox({ snippet }: { snippet: string }) {
       <Text size="xs" c="#495057" mb="xs">
         Paste it before &lt;/body&gt; on every page of your website where the chat should appear.
       </Text>
-      <Group gap="xs" wrap="nowrap" align="center">
-        <Code
-          block
-          style={{ flex: 1, wordBreak: "break-all", whiteSpace: "pre-wrap" }}
-          data-testid="embed-snippet"
-        >
-          {snippet}
-        </Code>
-        <CopyButton value={snippet}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-              {copied ? "Copied" : "Copy snippet"}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
+      <CopyableCode value={snippet} copyLabel="Copy snippet" testId="embed-snippet" />
     </Paper>
   );
 }

@@ -1,20 +1,10 @@
 // The provider channels (WhatsApp, Telegram, SMS through Twilio, Messenger, Instagram): their settings
 // form (for Add channel and Edit) and what to paste back into the provider's console once saved: the
 // inbound URL and, for Meta's types, the verify token.
-import {
-  Alert,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Paper,
-  Radio,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-} from "@mantine/core";
-import { useState } from "react";
+import { Alert, Button, CopyButton, Group, Paper, Radio, Stack, Text, TextInput } from "@mantine/core";
+import { useForm } from "@mantine/form";
+import { type ReactNode, useState } from "react";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
@@ -27,8 +17,8 @@ import {
   type ProviderType,
   randomToken,
 } from "../../lib/channels.ts";
-import { useCampaignChoices } from "../../lib/queries/campaigns.ts";
 import { useSaveChannel } from "../../lib/queries/channels.ts";
+import { CampaignSelect } from "./CampaignSelect.tsx";
 
 type Sender = "from" | "service";
 
@@ -109,16 +99,17 @@ export function ProviderChannelForm({
   /** The saved channel, and the verify token typed or generated (the server only answers it masked). */
   onSaved: (channel: Channel, verifyToken: string | null) => void;
 }) {
-  const [form, setForm] = useState<ProviderForm>(() => formOf(type, channel));
+  const providerForm = useForm<ProviderForm>({ initialValues: formOf(type, channel) });
+  const form = providerForm.values;
+  // The problems show once Save was tried, then follow the typing.
   const [touched, setTouched] = useState(false);
   // Fields changed since the last answer: the server's complaint about one of them no longer shows under it.
   const [changedSince, setChangedSince] = useState<string[]>([]);
   const editing = channel !== null;
   const setValue = (key: string, value: string) => {
-    setForm((f) => ({ ...f, values: { ...f.values, [key]: value } }));
+    providerForm.setFieldValue(`values.${key}`, value);
     setChangedSince((keys) => (keys.includes(key) ? keys : [...keys, key]));
   };
-  const campaigns = useCampaignChoices();
   const save = useSaveChannel(channel?.id ?? null, { refreshDashboard: true });
   const submit = () => {
     const body = {
@@ -146,10 +137,6 @@ export function ProviderChannelForm({
     }
     return undefined;
   };
-  const campaignOptions = (campaigns.data?.data ?? []).map((c) => ({
-    value: c.id,
-    label: c.isDefault ? `${c.name} (default)` : c.name,
-  }));
   const fields = PROVIDER_FIELDS[type];
 
   const input = (field: ProviderField) => {
@@ -203,13 +190,13 @@ export function ProviderChannelForm({
   };
 
   return (
-    <form
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        setTouched(true);
-        if (ready && !save.isPending) submit();
-      }}
+    <ChannelForm
+      ready={ready}
+      save={save}
+      editing={editing}
+      onBack={onBack}
+      onTried={() => setTouched(true)}
+      onSave={submit}
     >
       <Stack gap="sm">
         <TextInput
@@ -217,11 +204,7 @@ export function ProviderChannelForm({
           description="For you and your team, in the inbox and the dashboard."
           placeholder={CHANNEL_TYPE_LABELS[type]}
           maxLength={100}
-          value={form.name}
-          onChange={(e) => {
-            const name = e.currentTarget.value;
-            setForm((f) => ({ ...f, name }));
-          }}
+          {...providerForm.getInputProps("name")}
           error={touched ? nameProblem : undefined}
           required
           data-autofocus
@@ -230,8 +213,7 @@ export function ProviderChannelForm({
           <Radio.Group
             label="Send from"
             description="A Twilio phone number, or a messaging service (a pool of numbers)."
-            value={form.sender}
-            onChange={(v) => setForm((f) => ({ ...f, sender: v === "service" ? "service" : "from" }))}
+            {...providerForm.getInputProps("sender")}
           >
             <Group gap="md" mt={8}>
               <Radio value="from" label="A phone number" />
@@ -240,24 +222,12 @@ export function ProviderChannelForm({
           </Radio.Group>
         )}
         {fields.filter((f) => shown(f, form)).map(input)}
-        <Select
-          label="Campaign"
-          description="Whose bot answers this channel's conversations; none: your default campaign, as for the custom channel."
-          placeholder="No campaign"
-          data={campaignOptions}
+        <CampaignSelect
           value={form.campaignId}
-          onChange={(v) => setForm((f) => ({ ...f, campaignId: v }))}
-          clearable
-          clearButtonProps={{ "aria-label": "Clear the campaign" }}
+          onChange={(v) => providerForm.setFieldValue("campaignId", v)}
         />
       </Stack>
-      <FormFooter
-        error={save.isError ? save.error : null}
-        pending={save.isPending}
-        editing={editing}
-        onBack={onBack}
-      />
-    </form>
+    </ChannelForm>
   );
 }
 
@@ -297,18 +267,7 @@ function CopyBox({
       <Text size="sm" fw={500} mb={4}>
         {label}
       </Text>
-      <Group gap="xs" wrap="nowrap" align="center">
-        <Code block style={{ flex: 1, wordBreak: "break-all", whiteSpace: "pre-wrap" }} data-testid={testId}>
-          {value}
-        </Code>
-        <CopyButton value={value}>
-          {({ copied, copy }) => (
-            <Button size="xs" variant="light" color={copied ? "teal" : "blue"} onClick={copy}>
-              {copied ? "Copied" : copyLabel}
-            </Button>
-          )}
-        </CopyButton>
-      </Group>
+      <CopyableCode value={value} copyLabel={copyLabel} testId={testId} />
     </Paper>
   );
 }
@@ -391,31 +350,48 @@ export function DoneButton({ onClick }: { onClick: () => void }) {
   );
 }
 
-/** The end of a channel form: the server's refusal, Back (when there is a step before) and Save. */
-export function FormFooter({
-  error,
-  pending,
+/**
+ * A channel form (website chat or provider): Save marks it tried (its problems show from then on) and
+ * saves it when it is ready; it ends with the server's refusal, Back (when there is a step before) and Save.
+ */
+export function ChannelForm({
+  ready,
+  save,
   editing,
   onBack,
+  onTried,
+  onSave,
+  children,
 }: {
-  error: unknown;
-  pending: boolean;
+  ready: boolean;
+  save: { isPending: boolean; error: unknown };
   editing: boolean;
   onBack?: (() => void) | undefined;
+  onTried: () => void;
+  onSave: () => void;
+  children: ReactNode;
 }) {
   return (
-    <>
-      <ErrorAlert error={error} title="Not saved" mt="md" data-testid="save-error" />
+    <form
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        onTried();
+        if (ready && !save.isPending) onSave();
+      }}
+    >
+      {children}
+      <ErrorAlert error={save.error} title="Not saved" mt="md" data-testid="save-error" />
       <Group justify="flex-end" mt="md">
         {onBack && (
           <Button variant="default" onClick={onBack}>
             Back
           </Button>
         )}
-        <Button type="submit" loading={pending}>
+        <Button type="submit" loading={save.isPending}>
           {editing ? "Save changes" : "Create channel"}
         </Button>
       </Group>
-    </>
+    </form>
   );
 }
