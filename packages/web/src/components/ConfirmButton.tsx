@@ -1,8 +1,9 @@
 // A destructive action that asks first, in place: the button opens a red "are you sure" box with the
 // consequences, the last try's error, the action and Cancel.
-import { Alert, Button, Group, Text } from "@mantine/core";
+import { Button, Text } from "@mantine/core";
 import { type ReactNode, useState } from "react";
-import { errorMessage } from "../lib/api.ts";
+import { ConfirmAlert } from "./ConfirmAlert.tsx";
+import { ErrorText } from "./ErrorText.tsx";
 
 export function ConfirmButton(props: {
   /** The button that asks (for example "Delete…"). */
@@ -29,28 +30,18 @@ export function ConfirmButton(props: {
     );
   }
   return (
-    <Alert
-      color="red"
-      role="alertdialog"
-      aria-label={props.confirmName ?? "Confirm deletion"}
+    <ConfirmAlert
       title={props.title}
+      label={props.confirmName ?? "Confirm deletion"}
+      confirmLabel={props.confirmLabel}
+      busy={props.pending}
+      onConfirm={props.onConfirm}
+      onCancel={() => setAsking(false)}
     >
       <Text size="sm" mb="sm">
         {props.children}
       </Text>
-      {props.error != null && (
-        <Text size="sm" c="red.9" mb="sm" role="alert">
-          {errorMessage(props.error)}
-        </Text>
-      )}
-      <Group gap="xs">
-        <Button color="red" loading={props.pending} onClick={props.onConfirm}>
-          {props.confirmLabel}
-        </Button>
-        <Button variant="default" onClick={() => setAsking(false)}>
-          Cancel
-        </Button>
-      </Group>
-    </Alert>
+      <ErrorText error={props.error} c="red.9" mb="sm" />
+    </ConfirmAlert>
   );
 }

@@ -1,17 +1,22 @@
 import { Button, Code, CopyButton, Group } from "@mantine/core";
+import type { ReactNode } from "react";
 
 /**
- * A value to paste elsewhere (an API key, a snippet, a webhook URL), in a code block that wraps anywhere,
- * beside its copy button ("Copied" for a moment after a click).
+ * A value to paste elsewhere (an API key, a snippet, a webhook URL, an invite link, a signing secret),
+ * in a code block that wraps anywhere, beside its copy button ("Copied" for a moment after a click)
+ * and any further buttons (`children`).
  */
 export function CopyableCode({
   value,
   copyLabel,
   testId,
+  children,
 }: {
   value: string;
+  /** The copy button's name until it has copied. */
   copyLabel: string;
-  testId: string;
+  testId?: string;
+  children?: ReactNode;
 }) {
   return (
     <Group gap="xs" wrap="nowrap" align="center">
@@ -25,6 +30,7 @@ export function CopyableCode({
           </Button>
         )}
       </CopyButton>
+      {children}
     </Group>
   );
 }

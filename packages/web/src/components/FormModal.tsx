@@ -1,6 +1,6 @@
 // A dialog that asks for one thing: its fields (or a sentence, for a confirmation), an error when the
 // last try failed, then Cancel and the action. Enter submits; Escape and Cancel close.
-import { Button, Group, Modal, type ModalProps, Stack } from "@mantine/core";
+import { Button, Group, Modal, type ModalProps, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { ErrorAlert } from "./States.tsx";
 
@@ -57,5 +57,34 @@ export function FormModal(props: {
         </Stack>
       </form>
     </Modal>
+  );
+}
+
+/**
+ * A destructive step confirmed in a dialog: what it does (`children`, a sentence or two), the last
+ * try's error, Cancel (focused) and the red action, which runs `onConfirm` (and closes on success).
+ */
+export function ConfirmModal(props: {
+  onClose: () => void;
+  title: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  /** The action's state: running, and its last error. */
+  action: { isPending: boolean; error?: unknown };
+  children: ReactNode;
+}) {
+  return (
+    <FormModal
+      opened
+      onClose={props.onClose}
+      title={props.title}
+      submitLabel={props.confirmLabel}
+      danger
+      loading={props.action.isPending}
+      error={props.action.error}
+      onSubmit={props.onConfirm}
+    >
+      <Text size="sm">{props.children}</Text>
+    </FormModal>
   );
 }

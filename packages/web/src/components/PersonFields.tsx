@@ -8,6 +8,11 @@ export function SignInEmailField(props: TextInputProps) {
 }
 
 /** A password the person chooses now: required, and the browser may suggest a strong one. */
+/** The rule for a password a person chooses (the server's too): the field's error, or null. */
+export function newPasswordError(password: string): string | null {
+  return password.length >= 8 ? null : "Use at least 8 characters";
+}
+
 export function NewPasswordField(props: PasswordInputProps) {
   return <PasswordField autoComplete="new-password" required {...props} />;
 }

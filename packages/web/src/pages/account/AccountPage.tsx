@@ -2,6 +2,7 @@ import { Button, Paper, Stack, Text, Title } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useMutation } from "@tanstack/react-query";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { newPasswordError } from "../../components/PersonFields.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
@@ -19,7 +20,7 @@ export function AccountPage({ session }: { session: Session }) {
   useDocumentTitle("Your profile");
   const form = useForm({
     initialValues: { currentPassword: "", newPassword: "" },
-    validate: { newPassword: (v) => (v.length < 8 ? "Use at least 8 characters" : null) },
+    validate: { newPassword: newPasswordError },
     // The message stays until the next try.
     clearInputErrorOnChange: false,
   });

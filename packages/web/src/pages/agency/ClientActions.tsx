@@ -1,9 +1,9 @@
 // A client row's status and its actions on the agency page: Suspend (after a confirmation), Resume and
 // Rename. Kept apart from AgencyPage so the page's other row actions can sit beside these.
-import { Badge, Button, Group, Text, TextInput } from "@mantine/core";
+import { Badge, Button, Group, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { FormModal } from "../../components/FormModal.tsx";
+import { ConfirmModal, FormModal } from "../../components/FormModal.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { Subaccount } from "../../lib/api-types.ts";
 import { useRenameSubaccount, useSetSuspended } from "../../lib/queries/agency.ts";
@@ -45,22 +45,17 @@ export function ClientRowActions({ sub }: { sub: Subaccount }) {
       </Button>
       {sub.status === "suspended" && <ErrorAlert error={suspension.error} />}
       {dialog === "suspend" && (
-        <FormModal
-          opened
+        <ConfirmModal
           onClose={close}
           title={`Suspend ${sub.name}?`}
-          submitLabel="Suspend"
-          danger
-          loading={suspension.isPending}
-          error={suspension.error}
-          onSubmit={() => suspension.mutate(true, { onSuccess: close })}
+          confirmLabel="Suspend"
+          action={suspension}
+          onConfirm={() => suspension.mutate(true, { onSuccess: close })}
         >
-          <Text size="sm">
-            Its API key and its people's sign-ins stop working and its bot stops answering; campaigns and
-            follow-ups wait. Messages from its channels (website chat, WhatsApp, …) are still received and
-            nothing is deleted. Resume it at any time.
-          </Text>
-        </FormModal>
+          Its API key and its people's sign-ins stop working and its bot stops answering; campaigns and
+          follow-ups wait. Messages from its channels (website chat, WhatsApp, …) are still received and
+          nothing is deleted. Resume it at any time.
+        </ConfirmModal>
       )}
       {dialog === "rename" && <RenameDialog sub={sub} onClose={close} />}
     </Group>

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { Link, useParams } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { EmptyState, ErrorAlert, ErrorState, LoadingState } from "../../components/States.tsx";
 import { credits, fullTime } from "../../lib/format.ts";
 import {
@@ -14,7 +15,6 @@ import {
 } from "../../lib/queries/agency.ts";
 import { useSettings } from "../../lib/queries/settings.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { Section } from "../settings/Section.tsx";
 import { NumberField, SubaccountSummary } from "./AgencyPage.tsx";
 import { AssistButton } from "./AssistButton.tsx";
 import { SubaccountUsage } from "./SubaccountUsage.tsx";

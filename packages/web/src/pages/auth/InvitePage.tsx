@@ -1,7 +1,7 @@
 import { Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { Link, useNavigate, useParams } from "react-router";
-import { NewPasswordField } from "../../components/PersonFields.tsx";
+import { NewPasswordField, newPasswordError } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import { acceptInvite, useInvite } from "../../lib/queries/auth.ts";
@@ -21,7 +21,7 @@ export function InvitePage() {
   const invite = useInvite(token);
   const form = useForm({
     initialValues: { name: "", password: "" },
-    validate: { password: (password) => (password.length >= 8 ? null : "Use at least 8 characters") },
+    validate: { password: newPasswordError },
     // The message stays until the next try.
     clearInputErrorOnChange: false,
   });

@@ -3,7 +3,12 @@ import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
-import { DisplayNameField, NewPasswordField, SignInEmailField } from "../../components/PersonFields.tsx";
+import {
+  DisplayNameField,
+  NewPasswordField,
+  newPasswordError,
+  SignInEmailField,
+} from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
 import { onboard, useOnboardingStatus } from "../../lib/queries/auth.ts";
@@ -17,7 +22,7 @@ type Values = { businessName: string; name: string; email: string; password: str
 const checks = {
   businessName: (v: string) => (v.trim() ? null : "Enter your business name"),
   email: (v: string) => (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v.trim()) ? null : "Enter a valid email address"),
-  password: (v: string) => (v.length >= 8 ? null : "Use at least 8 characters"),
+  password: newPasswordError,
 };
 
 /** The one-time form of a fresh install: creates the account and its owner. */

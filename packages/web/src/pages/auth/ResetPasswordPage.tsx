@@ -2,7 +2,7 @@ import { Alert, Button, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { NewPasswordField } from "../../components/PersonFields.tsx";
+import { NewPasswordField, newPasswordError } from "../../components/PersonFields.tsx";
 import { LoadingState } from "../../components/States.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import { resetPassword, usePasswordReset } from "../../lib/queries/auth.ts";
@@ -35,7 +35,7 @@ export function ResetPasswordPage() {
   const form = useForm({
     initialValues: { password: "", confirm: "" },
     validate: {
-      password: (password) => (password.length < 8 ? "Use at least 8 characters" : null),
+      password: newPasswordError,
       // Said only once the first one is long enough.
       confirm: (confirm, { password }) =>
         password.length >= 8 && confirm !== password ? "The two passwords are not the same" : null,

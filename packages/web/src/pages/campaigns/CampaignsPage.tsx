@@ -1,8 +1,9 @@
-import { Anchor, Badge, Button, Group, Modal, Stack, Table, TextInput, Title } from "@mantine/core";
+import { Anchor, Badge, Button, Group, Modal, Stack, Table, TextInput } from "@mantine/core";
 import { useField } from "@mantine/form";
 import { useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { PageHeader } from "../../components/PageHeader.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Session } from "../../lib/api-types.ts";
@@ -23,12 +24,9 @@ export function CampaignsPage({ session }: { session: Session }) {
 
   return (
     <Stack gap="md">
-      <Group justify="space-between">
-        <Title order={1} size="h2">
-          Campaigns
-        </Title>
+      <PageHeader title="Campaigns">
         {canManage(session) && <Button onClick={() => setCreating(true)}>New campaign</Button>}
-      </Group>
+      </PageHeader>
       <PagedTable
         query={campaigns}
         rows={campaigns.data?.data}

@@ -3,7 +3,6 @@
 // template sent instead outside WhatsApp's 24-hour window. Edited here as part of the campaign (saved
 // with its Save button), with how many went out and how many got an answer.
 import {
-  Alert,
   Group,
   NumberInput,
   Paper,
@@ -17,7 +16,7 @@ import {
 } from "@mantine/core";
 import type { Campaign, FollowUpStep } from "../../lib/api-types.ts";
 import { useCampaignStats } from "../../lib/queries/campaigns.ts";
-import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { RemoveRowButton, RowsSection } from "./CampaignSection.tsx";
 import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many steps on a campaign (the server refuses more). */
@@ -126,130 +125,128 @@ export function FollowUpsSection({ campaign }: { campaign: Campaign }) {
     });
 
   return (
-    <CampaignSection
+    <RowsSection
       headingId="follow-ups-heading"
       title="Follow-ups"
-      aside={
-        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FOLLOW_UPS}>
-          Add follow-up
-        </AddRowButton>
+      addLabel="Add follow-up"
+      onAdd={add}
+      canAdd={drafts.length < MAX_FOLLOW_UPS}
+      intro={
+        <>
+          Sent when a customer has not answered our last message (a bot answer or a person's reply): the first
+          after its wait, each next one after the one before. Any message from the customer stops them; a
+          person's reply starts them again. Never sent to resolved conversations, to contacts who texted STOP
+          or have the label no-follow-up, or while the bot is off for them. Each is charged like a bot reply.
+          Up to {MAX_FOLLOW_UPS}.
+        </>
       }
+      engineWarning={
+        engine === "builtin" &&
+        drafts.some((d) => d.kind === "instruction") &&
+        "The builtin engine cannot write a follow-up from an instruction: give a message, or choose the LLM engine."
+      }
+      above={
+        figures && (
+          <SimpleGrid cols={2} maw={320} mb="sm" aria-label="Follow-up results">
+            <Figure label="Sent" value={figures.sent} />
+            <Figure label="Answered" value={figures.answered} />
+          </SimpleGrid>
+        )
+      }
+      empty="No follow-ups: a customer who goes quiet is not written to again."
+      rowCount={drafts.length}
     >
-      <Text size="sm" c="dimmed" mb="sm">
-        Sent when a customer has not answered our last message (a bot answer or a person's reply): the first
-        after its wait, each next one after the one before. Any message from the customer stops them; a
-        person's reply starts them again. Never sent to resolved conversations, to contacts who texted STOP or
-        have the label no-follow-up, or while the bot is off for them. Each is charged like a bot reply. Up to{" "}
-        {MAX_FOLLOW_UPS}.
+      {drafts.map((d, i) => {
+        const name = `Follow-up ${i + 1}`;
+        const field = (key: keyof FollowUpDraft) => form.getInputProps(`followUps.${i}.${key}`);
+        return (
+          <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={name}>
+            <Stack gap={6}>
+              <Group align="flex-end" gap="xs">
+                <NumberInput
+                  label={`${name}: wait`}
+                  description={i === 0 ? "After our last message" : "After the previous follow-up"}
+                  min={1}
+                  allowDecimal={false}
+                  {...field("amount")}
+                  w={180}
+                />
+                <Select
+                  label={`${name}: unit`}
+                  data={UNITS}
+                  {...field("unit")}
+                  allowDeselect={false}
+                  w={140}
+                />
+                <SegmentedControl
+                  aria-label={`${name}: what to send`}
+                  {...field("kind")}
+                  data={[
+                    { value: "message", label: "Message" },
+                    { value: "instruction", label: "Instruction for the LLM" },
+                  ]}
+                />
+              </Group>
+              <Textarea
+                label={d.kind === "message" ? `${name}: message` : `${name}: instruction`}
+                description={
+                  d.kind === "message"
+                    ? "{{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty"
+                    : "The LLM writes the message from the conversation, for example: remind them of the offer they asked about"
+                }
+                autosize
+                minRows={2}
+                {...field("text")}
+                maxLength={2000}
+              />
+              <Text size="xs" c="dimmed" id={`follow-up-${d.key}-template-note`}>
+                WhatsApp, optional: outside the 24-hour window since the customer's last message WhatsApp
+                accepts only an approved template, sent instead of the above; without one the follow-up is
+                skipped there.
+              </Text>
+              <Group align="flex-start" gap="xs" grow>
+                <TextInput
+                  label={`${name}: WhatsApp template name`}
+                  aria-describedby={`follow-up-${d.key}-template-note`}
+                  placeholder="still_there"
+                  description="As approved in WhatsApp Manager"
+                  {...field("templateName")}
+                  maxLength={512}
+                />
+                <TextInput
+                  label={`${name}: template language`}
+                  placeholder="en_US"
+                  description="Its language code: en_US, pt_BR, en"
+                  {...field("templateLanguage")}
+                  maxLength={15}
+                />
+              </Group>
+              <Textarea
+                label={`${name}: template parameters`}
+                description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order; {{firstName|there}} is the contact's first name, or “there” when it is empty"
+                autosize
+                minRows={1}
+                {...field("templateParameters")}
+              />
+              <Group justify="flex-end">
+                <RemoveRowButton onClick={() => remove(i)}>Remove follow-up</RemoveRowButton>
+              </Group>
+            </Stack>
+          </Paper>
+        );
+      })}
+    </RowsSection>
+  );
+}
+
+/** One figure of the follow-ups' results: a small label over the number. */
+function Figure({ label, value }: { label: string; value: number }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
       </Text>
-      {engine === "builtin" && drafts.some((d) => d.kind === "instruction") && (
-        <Alert color="yellow" mb="sm" role="note">
-          The builtin engine cannot write a follow-up from an instruction: give a message, or choose the LLM
-          engine.
-        </Alert>
-      )}
-      {figures && (
-        <SimpleGrid cols={2} maw={320} mb="sm" aria-label="Follow-up results">
-          <div>
-            <Text size="xs" c="dimmed">
-              Sent
-            </Text>
-            <Text fw={700}>{figures.sent}</Text>
-          </div>
-          <div>
-            <Text size="xs" c="dimmed">
-              Answered
-            </Text>
-            <Text fw={700}>{figures.answered}</Text>
-          </div>
-        </SimpleGrid>
-      )}
-      <Stack gap="sm">
-        {drafts.length === 0 && (
-          <Text size="sm" c="dimmed">
-            No follow-ups: a customer who goes quiet is not written to again.
-          </Text>
-        )}
-        {drafts.map((d, i) => {
-          const name = `Follow-up ${i + 1}`;
-          const field = (key: keyof FollowUpDraft) => form.getInputProps(`followUps.${i}.${key}`);
-          return (
-            <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={name}>
-              <Stack gap={6}>
-                <Group align="flex-end" gap="xs">
-                  <NumberInput
-                    label={`${name}: wait`}
-                    description={i === 0 ? "After our last message" : "After the previous follow-up"}
-                    min={1}
-                    allowDecimal={false}
-                    {...field("amount")}
-                    w={180}
-                  />
-                  <Select
-                    label={`${name}: unit`}
-                    data={UNITS}
-                    {...field("unit")}
-                    allowDeselect={false}
-                    w={140}
-                  />
-                  <SegmentedControl
-                    aria-label={`${name}: what to send`}
-                    {...field("kind")}
-                    data={[
-                      { value: "message", label: "Message" },
-                      { value: "instruction", label: "Instruction for the LLM" },
-                    ]}
-                  />
-                </Group>
-                <Textarea
-                  label={d.kind === "message" ? `${name}: message` : `${name}: instruction`}
-                  description={
-                    d.kind === "message"
-                      ? "{{firstName}}, {{lastName}}, and {{firstName|there}} for a fallback when empty"
-                      : "The LLM writes the message from the conversation, for example: remind them of the offer they asked about"
-                  }
-                  autosize
-                  minRows={2}
-                  {...field("text")}
-                  maxLength={2000}
-                />
-                <Text size="xs" c="dimmed" id={`follow-up-${d.key}-template-note`}>
-                  WhatsApp, optional: outside the 24-hour window since the customer's last message WhatsApp
-                  accepts only an approved template, sent instead of the above; without one the follow-up is
-                  skipped there.
-                </Text>
-                <Group align="flex-start" gap="xs" grow>
-                  <TextInput
-                    label={`${name}: WhatsApp template name`}
-                    aria-describedby={`follow-up-${d.key}-template-note`}
-                    placeholder="still_there"
-                    description="As approved in WhatsApp Manager"
-                    {...field("templateName")}
-                    maxLength={512}
-                  />
-                  <TextInput
-                    label={`${name}: template language`}
-                    placeholder="en_US"
-                    description="Its language code: en_US, pt_BR, en"
-                    {...field("templateLanguage")}
-                    maxLength={15}
-                  />
-                </Group>
-                <Textarea
-                  label={`${name}: template parameters`}
-                  description="One a line: the values of {{1}}, {{2}}, … in the template's body, in order; {{firstName|there}} is the contact's first name, or “there” when it is empty"
-                  autosize
-                  minRows={1}
-                  {...field("templateParameters")}
-                />
-                <Group justify="flex-end">
-                  <RemoveRowButton onClick={() => remove(i)}>Remove follow-up</RemoveRowButton>
-                </Group>
-              </Stack>
-            </Paper>
-          );
-        })}
-      </Stack>
-    </CampaignSection>
+      <Text fw={700}>{value}</Text>
+    </div>
   );
 }

@@ -2,7 +2,6 @@
 // reply (look up an order, check a slot). Edited here as part of the campaign (saved with its Save
 // button); a saved function can be tried with a signed test call.
 import {
-  Alert,
   Anchor,
   Badge,
   Button,
@@ -21,7 +20,7 @@ import { Link } from "react-router";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { BotFunction, Campaign, FunctionTestResult } from "../../lib/api-types.ts";
 import { useTestFunction } from "../../lib/queries/campaigns.ts";
-import { AddRowButton, CampaignSection, RemoveRowButton } from "./CampaignSection.tsx";
+import { RemoveRowButton, RowsSection } from "./CampaignSection.tsx";
 import { useFormRows } from "./campaignForm.ts";
 
 /** At most this many functions on a campaign (the server refuses more). */
@@ -127,113 +126,109 @@ export function FunctionsSection({
     });
 
   return (
-    <CampaignSection
+    <RowsSection
       headingId="functions-heading"
       title="Functions"
-      aside={
-        <AddRowButton onClick={add} disabled={drafts.length >= MAX_FUNCTIONS}>
-          Add function
-        </AddRowButton>
+      addLabel="Add function"
+      onAdd={add}
+      canAdd={drafts.length < MAX_FUNCTIONS}
+      intro={
+        <>
+          Your own endpoints the bot may call while it answers, such as an order lookup. Only the LLM engine
+          calls functions. Each call is a POST signed like your webhooks (the{" "}
+          <Anchor component={Link} to="/settings" underline="always">
+            signing secret
+          </Anchor>{" "}
+          in Settings); its answer goes to the model, never straight to the customer. When a call fails, the
+          bot says a person will follow up and alerts your team. Up to {MAX_FUNCTIONS} functions, 3 calls a
+          reply.
+        </>
       }
+      engineWarning={
+        engine === "builtin" &&
+        drafts.length > 0 &&
+        "This campaign uses the builtin engine, which never calls functions. Choose the LLM engine for them."
+      }
+      empty="No functions: the bot answers from its instructions and knowledge only."
+      rowCount={drafts.length}
+      after={testing && <TestDialog campaignId={campaign.id} fn={testing} onClose={() => setTesting(null)} />}
     >
-      <Text size="sm" c="dimmed" mb="sm">
-        Your own endpoints the bot may call while it answers, such as an order lookup. Only the LLM engine
-        calls functions. Each call is a POST signed like your webhooks (the{" "}
-        <Anchor component={Link} to="/settings" underline="always">
-          signing secret
-        </Anchor>{" "}
-        in Settings); its answer goes to the model, never straight to the customer. When a call fails, the bot
-        says a person will follow up and alerts your team. Up to {MAX_FUNCTIONS} functions, 3 calls a reply.
-      </Text>
-      {engine === "builtin" && drafts.length > 0 && (
-        <Alert color="yellow" mb="sm" role="note">
-          This campaign uses the builtin engine, which never calls functions. Choose the LLM engine for them.
-        </Alert>
-      )}
-      <Stack gap="sm">
-        {drafts.length === 0 && (
-          <Text size="sm" c="dimmed">
-            No functions: the bot answers from its instructions and knowledge only.
-          </Text>
-        )}
-        {drafts.map((d, i) => {
-          const savedFn = saved.find((f) => f.name === d.name.trim());
-          const field = (name: keyof FunctionDraft) => form.getInputProps(`functions.${i}.${name}`);
-          const label = `Function ${i + 1}${d.name.trim() ? `: ${d.name.trim()}` : ""}`;
-          return (
-            <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={label}>
-              <Stack gap={6}>
-                <Group grow align="flex-start">
-                  <TextInput
-                    label="Name"
-                    description="Letters, digits and _, like order_status"
-                    {...field("name")}
-                    maxLength={64}
-                  />
-                  <NumberInput
-                    label="Timeout (ms)"
-                    description="1,000 to 15,000"
-                    min={1000}
-                    max={15000}
-                    step={500}
-                    {...field("timeoutMs")}
-                  />
-                </Group>
-                <Textarea
-                  label="Description"
-                  description="When the bot should use it, as you would tell a new colleague"
-                  autosize
-                  minRows={1}
-                  {...field("description")}
-                  maxLength={1000}
-                />
+      {drafts.map((d, i) => {
+        const savedFn = saved.find((f) => f.name === d.name.trim());
+        const field = (name: keyof FunctionDraft) => form.getInputProps(`functions.${i}.${name}`);
+        const label = `Function ${i + 1}${d.name.trim() ? `: ${d.name.trim()}` : ""}`;
+        return (
+          <Paper key={d.key} withBorder p="sm" radius="sm" component="fieldset" aria-label={label}>
+            <Stack gap={6}>
+              <Group grow align="flex-start">
                 <TextInput
-                  label="URL"
-                  description="https:// (http:// only for addresses your operator allows)"
-                  placeholder="https://shop.example/parley/order-status"
-                  type="url"
-                  {...field("url")}
-                  maxLength={2000}
+                  label="Name"
+                  description="Letters, digits and _, like order_status"
+                  {...field("name")}
+                  maxLength={64}
                 />
-                <Textarea
-                  label="Parameters (JSON Schema)"
-                  description='What the bot must pass: a JSON Schema with "type": "object"'
-                  autosize
-                  minRows={3}
-                  maxRows={16}
-                  {...field("parameters")}
-                  error={parametersError(d.parameters)}
-                  styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
-                  spellCheck={false}
+                <NumberInput
+                  label="Timeout (ms)"
+                  description="1,000 to 15,000"
+                  min={1000}
+                  max={15000}
+                  step={500}
+                  {...field("timeoutMs")}
                 />
-                <Group justify="space-between" mt={4}>
-                  <Group gap="xs">
-                    {savedFn && (
-                      <Button size="compact-sm" variant="default" onClick={() => setTesting(savedFn)}>
-                        Test
-                      </Button>
-                    )}
-                    {!savedFn ? (
+              </Group>
+              <Textarea
+                label="Description"
+                description="When the bot should use it, as you would tell a new colleague"
+                autosize
+                minRows={1}
+                {...field("description")}
+                maxLength={1000}
+              />
+              <TextInput
+                label="URL"
+                description="https:// (http:// only for addresses your operator allows)"
+                placeholder="https://shop.example/parley/order-status"
+                type="url"
+                {...field("url")}
+                maxLength={2000}
+              />
+              <Textarea
+                label="Parameters (JSON Schema)"
+                description='What the bot must pass: a JSON Schema with "type": "object"'
+                autosize
+                minRows={3}
+                maxRows={16}
+                {...field("parameters")}
+                error={parametersError(d.parameters)}
+                styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
+                spellCheck={false}
+              />
+              <Group justify="space-between" mt={4}>
+                <Group gap="xs">
+                  {savedFn && (
+                    <Button size="compact-sm" variant="default" onClick={() => setTesting(savedFn)}>
+                      Test
+                    </Button>
+                  )}
+                  {!savedFn ? (
+                    <Text size="xs" c="dimmed">
+                      Save the campaign to test it.
+                    </Text>
+                  ) : (
+                    !sameFunction(d, savedFn) && (
                       <Text size="xs" c="dimmed">
-                        Save the campaign to test it.
+                        Test calls the saved version; save to test your changes.
                       </Text>
-                    ) : (
-                      !sameFunction(d, savedFn) && (
-                        <Text size="xs" c="dimmed">
-                          Test calls the saved version; save to test your changes.
-                        </Text>
-                      )
-                    )}
-                  </Group>
-                  <RemoveRowButton onClick={() => remove(i)}>Remove function</RemoveRowButton>
+                    )
+                  )}
                 </Group>
-              </Stack>
-            </Paper>
-          );
-        })}
-      </Stack>
-      {testing && <TestDialog campaignId={campaign.id} fn={testing} onClose={() => setTesting(null)} />}
-    </CampaignSection>
+                <RemoveRowButton onClick={() => remove(i)}>Remove function</RemoveRowButton>
+              </Group>
+            </Stack>
+          </Paper>
+        );
+      })}
+    </RowsSection>
   );
 }
 

@@ -16,8 +16,9 @@ import {
   TextInput,
 } from "@mantine/core";
 import { useRef, useState } from "react";
-import { FormModal } from "../../components/FormModal.tsx";
+import { ConfirmModal } from "../../components/FormModal.tsx";
 import { PagedTable } from "../../components/PagedTable.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Source } from "../../lib/api-types.ts";
@@ -30,7 +31,6 @@ import {
   useSources,
   useUpdateSource,
 } from "../../lib/queries/sources.ts";
-import { Section } from "../settings/Section.tsx";
 
 /** The file types the server reads, by extension (a browser often gives no type for .md). */
 const FILE_TYPES: Record<string, string> = {
@@ -279,20 +279,15 @@ function SourceCells({ source, editable }: { source: Source; editable: boolean }
 function DeleteSourceDialog({ source, onClose }: { source: Source; onClose: () => void }) {
   const remove = useDeleteSource(source.campaignId);
   return (
-    <FormModal
-      opened
+    <ConfirmModal
       onClose={onClose}
       title={`Delete ${source.name}?`}
-      submitLabel="Delete"
-      danger
-      loading={remove.isPending}
-      error={remove.error}
-      onSubmit={() => remove.mutate(source, { onSuccess: onClose })}
+      confirmLabel="Delete"
+      action={remove}
+      onConfirm={() => remove.mutate(source, { onSuccess: onClose })}
     >
-      <Text size="sm">
-        The bot stops answering from its {source.passages} {source.passages === 1 ? "passage" : "passages"} at
-        once. This cannot be undone{source.url ? ", but the address can be added again" : ""}.
-      </Text>
-    </FormModal>
+      The bot stops answering from its {source.passages} {source.passages === 1 ? "passage" : "passages"} at
+      once. This cannot be undone{source.url ? ", but the address can be added again" : ""}.
+    </ConfirmModal>
   );
 }

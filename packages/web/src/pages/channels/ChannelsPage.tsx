@@ -15,7 +15,7 @@ import {
 import { useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
-import { FormModal } from "../../components/FormModal.tsx";
+import { ConfirmModal } from "../../components/FormModal.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Channel, Session } from "../../lib/api-types.ts";
 import type { WebChannelConfig } from "../../lib/channels.ts";
@@ -244,22 +244,17 @@ function ChannelRow({
 function DeleteChannelDialog({ channel, onClose }: { channel: Channel; onClose: () => void }) {
   const remove = useDeleteChannel(channel);
   return (
-    <FormModal
-      opened
+    <ConfirmModal
       onClose={onClose}
       title={`Delete ${channel.name}?`}
-      submitLabel="Delete channel"
-      danger
-      loading={remove.isPending}
-      error={remove.error}
-      onSubmit={() => remove.mutate(undefined, { onSuccess: onClose })}
+      confirmLabel="Delete channel"
+      action={remove}
+      onConfirm={() => remove.mutate(undefined, { onSuccess: onClose })}
     >
-      <Text size="sm">
-        {channel.type === "web"
-          ? "The chat disappears from your website at once and its snippet stops working. "
-          : "Parley stops receiving and sending on this channel at once. "}
-        Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
-      </Text>
-    </FormModal>
+      {channel.type === "web"
+        ? "The chat disappears from your website at once and its snippet stops working. "
+        : "Parley stops receiving and sending on this channel at once. "}
+      Its conversations stay in the inbox, marked as from a deleted channel. This cannot be undone.
+    </ConfirmModal>
   );
 }

@@ -4,11 +4,11 @@ import { Anchor, Group, Text } from "@mantine/core";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { PlainList } from "../../components/PlainList.tsx";
+import { Section } from "../../components/Section.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { channelKindLabel } from "../../lib/channels.ts";
 import { shortTime } from "../../lib/format.ts";
 import { useContactConversations } from "../../lib/queries/conversations.ts";
-import { Section } from "../settings/Section.tsx";
 
 export function ContactConversations({ contactId }: { contactId: string }) {
   const conversations = useContactConversations(contactId);

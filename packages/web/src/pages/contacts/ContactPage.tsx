@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { ConfirmButton } from "../../components/ConfirmButton.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { displayContactName } from "../../lib/contact-name.ts";
@@ -16,7 +17,6 @@ import {
 import { useListChoices, useListMembership } from "../../lib/queries/lists.ts";
 import { canManage } from "../../lib/session.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { Section } from "../settings/Section.tsx";
 import { ContactConversations } from "./ContactConversations.tsx";
 import { ContactForm, contactBody, valuesOf } from "./ContactForm.tsx";
 

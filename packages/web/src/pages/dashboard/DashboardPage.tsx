@@ -4,13 +4,13 @@ import { ChannelIcon } from "../../components/ChannelIcon.tsx";
 import { DailyBarChart, shortDate } from "../../components/DailyBarChart.tsx";
 import { DataTable, numeric } from "../../components/DataTable.tsx";
 import { PageHeader } from "../../components/PageHeader.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import type { BotFunctionFigures, Channel, ChannelFigures, LlmTokens } from "../../lib/api-types.ts";
 import { CHANNEL_TYPE_LABELS, channelKindLabel } from "../../lib/channels.ts";
 import { useChannels } from "../../lib/queries/channels.ts";
 import { useDashboard } from "../../lib/queries/dashboard.ts";
 import { useDocumentTitle } from "../../lib/useDocumentTitle.ts";
-import { Section } from "../settings/Section.tsx";
 
 function Stat({ label, value, hint }: { label: string; value: string; hint?: string }) {
   return (

@@ -3,10 +3,10 @@ import { useState } from "react";
 import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
 import { ErrorText } from "../../components/ErrorText.tsx";
 import { NewApiKey } from "../../components/NewApiKey.tsx";
+import { Section } from "../../components/Section.tsx";
 import type { Settings } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useGenerateApiKey } from "../../lib/queries/settings.ts";
-import { Section } from "./Section.tsx";
 
 /** Generate a new API key (the previous one stops working at once); the key is shown once. */
 export function ApiKeySection({ settings }: { settings: Settings }) {

@@ -3,6 +3,7 @@
 import { Switch, Table, Text } from "@mantine/core";
 import { LoadMore } from "../../components/LoadMore.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { Section } from "../../components/Section.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import type { Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
@@ -12,7 +13,6 @@ import {
   useAuditLog,
   useSetAssistAllowed,
 } from "../../lib/queries/assist.ts";
-import { Section } from "./Section.tsx";
 
 export function AssistSection({ session }: { session: Session }) {
   const settings = useAssistSettings();

@@ -2,11 +2,11 @@ import { Button, Group, Stack, Switch, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { ErrorText } from "../../components/ErrorText.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { Settings } from "../../lib/api-types.ts";
 import { notify } from "../../lib/notify.ts";
 import { useUpdateSettings } from "../../lib/queries/settings.ts";
-import { Section } from "./Section.tsx";
 
 /** The account-wide bot switch. */
 export function BotSection({ settings }: { settings: Settings }) {

@@ -1,6 +1,7 @@
 import { Box, Button, ColorInput, Group, Input, Stack, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useId } from "react";
+import { Section } from "../../components/Section.tsx";
 import { ErrorAlert, LoadingState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import { notify } from "../../lib/notify.ts";
@@ -11,7 +12,6 @@ import {
   useSaveBrand,
   useSetBrandLogo,
 } from "../../lib/queries/brand.ts";
-import { Section } from "./Section.tsx";
 
 const COLOR = /^#[0-9a-fA-F]{6}$/;
 

@@ -3,10 +3,10 @@
 import { ActionIcon, Badge, Button, Checkbox, Group, Select, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import type { BusinessHours, BusinessHoursState, Weekday } from "../../lib/api-types.ts";
 import { useBusinessHours, useSaveBusinessHours } from "../../lib/queries/settings.ts";
-import { Section } from "./Section.tsx";
 
 const WEEKDAYS: { day: Weekday; label: string }[] = [
   { day: "monday", label: "Monday" },

@@ -5,6 +5,7 @@ import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ErrorText } from "../../components/ErrorText.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { Section } from "../../components/Section.tsx";
 import { EmptyState } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import {
@@ -14,7 +15,6 @@ import {
   useDeleteCannedReply,
   useSaveCannedReply,
 } from "../../lib/queries/canned-replies.ts";
-import { Section } from "./Section.tsx";
 
 const PLACEHOLDERS = ["firstName", "lastName", "name", "phone", "email", "agentName"];
 

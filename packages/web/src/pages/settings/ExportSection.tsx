@@ -1,5 +1,5 @@
 import { Button, Group, Text } from "@mantine/core";
-import { Section } from "./Section.tsx";
+import { Section } from "../../components/Section.tsx";
 
 const DOWNLOADS = [
   { kind: "contacts", format: "csv", label: "Export contacts (CSV)" },

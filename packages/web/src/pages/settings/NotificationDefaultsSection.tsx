@@ -1,6 +1,7 @@
 import { NumberInput } from "@mantine/core";
 import { useState } from "react";
 import { NotificationPreferencesForm } from "../../components/NotificationPreferencesForm.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorState, LoadingState } from "../../components/States.tsx";
 import { notify } from "../../lib/notify.ts";
 import {
@@ -8,7 +9,6 @@ import {
   useNotificationPreferences,
   useSaveNotificationDefaults,
 } from "../../lib/queries/notifications.ts";
-import { Section } from "./Section.tsx";
 
 /** Owners and admins: what everyone hears about until they choose, and the low-credits warning. */
 export function NotificationDefaultsSection() {

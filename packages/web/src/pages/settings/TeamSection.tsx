@@ -12,13 +12,13 @@ import {
 } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
-import { CopyableValue } from "../../components/CopyableValue.tsx";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { Section } from "../../components/Section.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Role, Session } from "../../lib/api-types.ts";
 import { fullTime } from "../../lib/format.ts";
 import { useInviteTeammate, useRemoveTeammate, useRevokeInvite, useTeam } from "../../lib/queries/team.ts";
-import { Section } from "./Section.tsx";
 
 /** Members, pending invites, and a new invite link (shown once, valid 7 days). */
 export function TeamSection({ session }: { session: Session }) {
@@ -169,7 +169,7 @@ export function TeamSection({ session }: { session: Session }) {
           <Text size="sm" mb="xs">
             Send this link to your teammate. It is shown only once and works for 7 days.
           </Text>
-          <CopyableValue value={link} copyLabel="Copy link" testId="invite-link" />
+          <CopyableCode value={link} copyLabel="Copy link" testId="invite-link" />
         </Alert>
       )}
     </Section>

@@ -1,8 +1,9 @@
 import { Alert, Button, type ButtonProps, Code, Group, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { ConfirmAlert } from "../../components/ConfirmAlert.tsx";
-import { CopyableValue } from "../../components/CopyableValue.tsx";
+import { CopyableCode } from "../../components/CopyableCode.tsx";
 import { ErrorText } from "../../components/ErrorText.tsx";
+import { Section } from "../../components/Section.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { errorMessage } from "../../lib/api.ts";
 import type { Settings } from "../../lib/api-types.ts";
@@ -14,7 +15,6 @@ import {
   useTestWebhook,
   useUpdateSettings,
 } from "../../lib/queries/settings.ts";
-import { Section } from "./Section.tsx";
 
 /** The custom channel webhook: where replies are POSTed, and a signed test event to check it. */
 export function WebhookSection({ settings }: { settings: Settings }) {
@@ -88,11 +88,11 @@ export function SigningSecretSection() {
       description="Your receiver checks each webhook's signature with it (Standard Webhooks)."
     >
       {secret ? (
-        <CopyableValue value={secret} copyLabel="Copy secret">
+        <CopyableCode value={secret} copyLabel="Copy secret">
           <Button size="xs" variant="default" onClick={() => setSecret(null)}>
             Hide
           </Button>
-        </CopyableValue>
+        </CopyableCode>
       ) : (
         <Text size="sm" c="dimmed">
           whsec_••••••••

@@ -2,7 +2,10 @@ import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
 import { useId } from "react";
 
-/** One settings card: a heading that names the region, a line on what it does, its controls. */
+/**
+ * One titled card (settings, a contact, a sub-account, the dashboard): a heading that names the
+ * region, a line on what it does, its controls.
+ */
 export function Section({
   title,
   description,
