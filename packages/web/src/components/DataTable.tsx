@@ -1,6 +1,6 @@
 // A table of rows: a header row of column names, then one row per item with the cells it draws.
 // PagedTable adds the loading, empty and "Load more" states around it.
-import { Table, type TableProps } from "@mantine/core";
+import { Table, type TableProps, VisuallyHidden } from "@mantine/core";
 import type { ReactNode } from "react";
 
 /** A column's header: its name, or its header cell's content with the column's alignment and width. */
@@ -47,3 +47,6 @@ export function DataTable<Row>({
 export function numeric(label: string): Column {
   return { key: label, label, ta: "right" };
 }
+
+/** The column of a row's buttons: its header is named for screen readers only. */
+export const ACTIONS_COLUMN: Column = { key: "actions", label: <VisuallyHidden>Actions</VisuallyHidden> };

@@ -1,9 +1,10 @@
 // An agency's sub-accounts (/app/api/subaccounts*): the list, one's credit history, and the credits
 // the agency grants.
-import { type QueryKey, useQuery } from "@tanstack/react-query";
+import type { QueryKey } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { CreditTransaction, Page, Subaccount } from "../api-types.ts";
 import { credits } from "../format.ts";
+import { useGet } from "./get.ts";
 import { useAppMutation } from "./mutation.ts";
 
 export const agencyKeys = {
@@ -13,18 +14,14 @@ export const agencyKeys = {
 };
 
 export function useSubaccounts(enabled = true) {
-  return useQuery({
-    queryKey: agencyKeys.subaccounts,
-    queryFn: () => api<Page<Subaccount>>("GET", "/subaccounts?limit=200"),
-    enabled,
-  });
+  return useGet<Page<Subaccount>>(agencyKeys.subaccounts, "/subaccounts?limit=200", enabled);
 }
 
 export function useCreditTransactions(subaccountId: string) {
-  return useQuery({
-    queryKey: agencyKeys.transactions(subaccountId),
-    queryFn: () => api<Page<CreditTransaction>>("GET", `/subaccounts/${subaccountId}/transactions?limit=100`),
-  });
+  return useGet<Page<CreditTransaction>>(
+    agencyKeys.transactions(subaccountId),
+    `/subaccounts/${subaccountId}/transactions?limit=100`,
+  );
 }
 
 /** Creates a sub-account; the answer carries its owner's invite link (shown once). */

@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ApiResponse, Page } from "../api-types.ts";
+import { useGet } from "./get.ts";
 import { useAppMutation } from "./mutation.ts";
 import { usePagedList } from "./paging.ts";
 
@@ -49,10 +50,7 @@ export function useEndAssist() {
 }
 
 export function useAssistSettings() {
-  return useQuery({
-    queryKey: keys.settings,
-    queryFn: () => api<ApiResponse<"appGetAssistSettings">>("GET", "/settings/assist"),
-  });
+  return useGet<ApiResponse<"appGetAssistSettings">>(keys.settings, "/settings/assist");
 }
 
 export function useSetAssistAllowed() {

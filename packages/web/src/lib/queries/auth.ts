@@ -4,6 +4,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { Session } from "../api-types.ts";
+import { useGet } from "./get.ts";
 
 export const authKeys = {
   onboarding: (setupToken: string | null) => ["onboarding", setupToken] as const,
@@ -16,10 +17,10 @@ const setupQuery = (setupToken: string | null) =>
 
 /** Whether this install still needs its first account, and whether this browser may create it. */
 export function useOnboardingStatus(setupToken: string | null) {
-  return useQuery({
-    queryKey: authKeys.onboarding(setupToken),
-    queryFn: () => api<{ needed: boolean; allowed: boolean }>("GET", `/onboarding${setupQuery(setupToken)}`),
-  });
+  return useGet<{ needed: boolean; allowed: boolean }>(
+    authKeys.onboarding(setupToken),
+    `/onboarding${setupQuery(setupToken)}`,
+  );
 }
 
 export function useInvite(token: string) {

@@ -13,6 +13,7 @@ import type {
   SavedKnowledge,
   SkippedMember,
 } from "../api-types.ts";
+import { useGet } from "./get.ts";
 import { useAppMutation } from "./mutation.ts";
 
 export const campaignKeys = {
@@ -39,10 +40,7 @@ export function useCampaignChoices() {
 }
 
 export function useCampaign(campaignId: string) {
-  return useQuery({
-    queryKey: campaignKeys.detail(campaignId),
-    queryFn: () => api<Campaign>("GET", `/campaigns/${campaignId}`),
-  });
+  return useGet<Campaign>(campaignKeys.detail(campaignId), `/campaigns/${campaignId}`);
 }
 
 export function useCampaignStats(campaignId: string, options: { enabled?: boolean; poll?: boolean } = {}) {
@@ -56,11 +54,11 @@ export function useCampaignStats(campaignId: string, options: { enabled?: boolea
 }
 
 export function useSkippedMembers(campaignId: string, enabled: boolean) {
-  return useQuery({
-    queryKey: campaignKeys.skipped(campaignId),
-    queryFn: () => api<Page<SkippedMember>>("GET", `/campaigns/${campaignId}/skipped?limit=50`),
+  return useGet<Page<SkippedMember>>(
+    campaignKeys.skipped(campaignId),
+    `/campaigns/${campaignId}/skipped?limit=50`,
     enabled,
-  });
+  );
 }
 
 export function useCreateCampaign() {

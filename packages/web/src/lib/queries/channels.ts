@@ -1,10 +1,11 @@
 // Channels (/app/api/channels*): the account's channels and the changes made in Settings → Channels.
 // A channel's state shows on the dashboard too (the ones in error), so a change refreshes both.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api, errorMessage } from "../api.ts";
 import type { Channel, Page } from "../api-types.ts";
 import { notify } from "../notify.ts";
 import { dashboardKeys } from "./dashboard.ts";
+import { useGet } from "./get.ts";
 import { useAppMutation } from "./mutation.ts";
 
 export const channelKeys = {
@@ -13,10 +14,7 @@ export const channelKeys = {
 
 /** Every channel of the account (one page of up to 200: far more than an account has). */
 export function useChannels() {
-  return useQuery({
-    queryKey: channelKeys.all,
-    queryFn: () => api<Page<Channel>>("GET", "/channels?limit=200"),
-  });
+  return useGet<Page<Channel>>(channelKeys.all, "/channels?limit=200");
 }
 
 /** Creates a channel (`id` null) or saves one; "… saved" for a change, the caller says the rest. */

@@ -4,6 +4,7 @@ import { type QueryKey, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ChannelKind, ContactJson, Page } from "../api-types.ts";
 import { conversationKeys } from "./conversations.ts";
+import { useGet } from "./get.ts";
 import { contactKeys, listKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
 import { usePagedList } from "./paging.ts";
@@ -45,10 +46,7 @@ export function useContactPicker(search: string) {
 }
 
 export function useContact(contactId: string) {
-  return useQuery({
-    queryKey: contactKeys.detail(contactId),
-    queryFn: () => api<ContactDetail>("GET", `/contacts/${contactId}`),
-  });
+  return useGet<ContactDetail>(contactKeys.detail(contactId), `/contacts/${contactId}`);
 }
 
 /** What a contact's change may show elsewhere: the contact, the contact list, list member counts. */

@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ConversationDetail, ConversationPage, ConversationSummary, Message } from "../api-types.ts";
 import { base64Of } from "../files.ts";
+import { useGet } from "./get.ts";
 import { contactKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
 import { usePagedList } from "./paging.ts";
@@ -28,10 +29,7 @@ export const conversationKeys = {
 
 /** How many conversations the signed-in person has unread (their own read marks; up to 100). */
 export function useUnreadTotal() {
-  return useQuery({
-    queryKey: conversationKeys.unread(),
-    queryFn: () => api<{ unreadConversations: number }>("GET", "/inbox/unread"),
-  });
+  return useGet<{ unreadConversations: number }>(conversationKeys.unread(), "/inbox/unread");
 }
 
 /** The inbox list for the filters, 50 a page. */
@@ -71,10 +69,10 @@ export function useConversation(conversationId: string) {
 }
 
 export function useConversationSummary(conversationId: string) {
-  return useQuery({
-    queryKey: conversationKeys.summary(conversationId),
-    queryFn: () => api<ConversationSummary>("GET", `/conversations/${conversationId}/summary`),
-  });
+  return useGet<ConversationSummary>(
+    conversationKeys.summary(conversationId),
+    `/conversations/${conversationId}/summary`,
+  );
 }
 
 /** Refetches the conversation (with its notes and summary) and the inbox list. */

@@ -1,7 +1,5 @@
-// The dashboard's figures (/app/api/dashboard): the last 30 days.
-import { useQuery } from "@tanstack/react-query";
-import { api } from "../api.ts";
 import type { Dashboard } from "../api-types.ts";
+import { useGet } from "./get.ts";
 
 export type { Dashboard, DashboardDay } from "../api-types.ts";
 
@@ -10,8 +8,5 @@ export const dashboardKeys = {
 };
 
 export function useDashboard() {
-  return useQuery({
-    queryKey: dashboardKeys.all,
-    queryFn: () => api<Dashboard>("GET", "/dashboard?days=30"),
-  });
+  return useGet<Dashboard>(dashboardKeys.all, "/dashboard?days=30");
 }

@@ -1,8 +1,9 @@
 // Lists of contacts (/app/api/lists*): the lists page, a list and its members, and membership changes
 // (from the list's page or the contact's), each refreshing what shows it.
-import { type QueryKey, useQuery } from "@tanstack/react-query";
+import type { QueryKey } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ContactJson, ListJson, Page } from "../api-types.ts";
+import { useGet } from "./get.ts";
 import { contactKeys, listKeys } from "./keys.ts";
 import { useAppMutation } from "./mutation.ts";
 import { usePagedList } from "./paging.ts";
@@ -15,18 +16,11 @@ export function useListPages() {
 
 /** Every list (one page of up to 200), for a select. */
 export function useListChoices(enabled = true) {
-  return useQuery({
-    queryKey: listKeys.choices(),
-    queryFn: () => api<Page<ListJson>>("GET", "/lists?limit=200"),
-    enabled,
-  });
+  return useGet<Page<ListJson>>(listKeys.choices(), "/lists?limit=200", enabled);
 }
 
 export function useList(listId: string) {
-  return useQuery({
-    queryKey: listKeys.detail(listId),
-    queryFn: () => api<ListJson>("GET", `/lists/${listId}`),
-  });
+  return useGet<ListJson>(listKeys.detail(listId), `/lists/${listId}`);
 }
 
 export function useListMembers(listId: string) {

@@ -1,13 +1,7 @@
 // The bell and the notification preferences: every query and mutation of /app/api/notifications*,
 // /app/api/notification-preferences and /app/api/settings/notifications, with one key factory so the
 // live updates and the mutations refresh exactly what they change.
-import {
-  type InfiniteData,
-  useInfiniteQuery,
-  useMutation,
-  useQuery,
-  useQueryClient,
-} from "@tanstack/react-query";
+import { type InfiniteData, useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type {
   AppNotification,
@@ -27,6 +21,8 @@ export type {
   Preference,
   PreferenceMap,
 } from "../api-types.ts";
+
+import { useGet } from "./get.ts";
 
 export const notificationKeys = {
   all: ["notifications"] as const,
@@ -89,10 +85,7 @@ export function useMarkNotificationsRead() {
 }
 
 export function useNotificationPreferences() {
-  return useQuery({
-    queryKey: notificationKeys.preferences(),
-    queryFn: () => api<NotificationPreferences>("GET", "/notification-preferences"),
-  });
+  return useGet<NotificationPreferences>(notificationKeys.preferences(), "/notification-preferences");
 }
 
 export function useSaveNotificationPreferences() {
@@ -105,11 +98,7 @@ export function useSaveNotificationPreferences() {
 
 /** The account's defaults (owners and admins). */
 export function useNotificationDefaults(enabled = true) {
-  return useQuery({
-    queryKey: notificationKeys.defaults(),
-    queryFn: () => api<NotificationDefaults>("GET", "/settings/notifications"),
-    enabled,
-  });
+  return useGet<NotificationDefaults>(notificationKeys.defaults(), "/settings/notifications", enabled);
 }
 
 export function useSaveNotificationDefaults() {

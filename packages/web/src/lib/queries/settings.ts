@@ -3,6 +3,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { BusinessHours, BusinessHoursState, Settings, WebhookTestResult } from "../api-types.ts";
+import { useGet } from "./get.ts";
 import { useAppMutation } from "./mutation.ts";
 
 export type { WebhookTestResult } from "../api-types.ts";
@@ -58,11 +59,7 @@ export function useGenerateApiKey() {
 }
 
 export function useBusinessHours(enabled = true) {
-  return useQuery({
-    queryKey: settingsKeys.businessHours(),
-    queryFn: () => api<BusinessHoursState>("GET", "/settings/business-hours"),
-    enabled,
-  });
+  return useGet<BusinessHoursState>(settingsKeys.businessHours(), "/settings/business-hours", enabled);
 }
 
 /** Saves the business hours (null clears them); the answer replaces the cached ones. */

@@ -1,7 +1,6 @@
-import { Paper, Title } from "@mantine/core";
-import { useId } from "react";
 import { NotificationPreferencesForm } from "../../components/NotificationPreferencesForm.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
+import { Section } from "../../components/Section.tsx";
 import { notify } from "../../lib/notify.ts";
 import {
   useNotificationPreferences,
@@ -10,15 +9,11 @@ import {
 
 /** A person's own choice, per kind, of e-mail and the bell (until they choose: the account's defaults). */
 export function NotificationsSection() {
-  const headingId = useId();
   const prefs = useNotificationPreferences();
   const save = useSaveNotificationPreferences();
 
   return (
-    <Paper withBorder p="md" component="section" aria-labelledby={headingId}>
-      <Title order={2} size="h4" id={headingId} mb="sm">
-        Notifications
-      </Title>
+    <Section title="Notifications">
       <QueryStatus query={prefs} loadingLabel="Loading notification preferences" />
       {prefs.data && (
         <NotificationPreferencesForm
@@ -38,6 +33,6 @@ export function NotificationsSection() {
           }
         />
       )}
-    </Paper>
+    </Section>
   );
 }

@@ -37,6 +37,16 @@ import { SourcesSection } from "./SourcesSection.tsx";
 
 /** The most other ways to ask an entry keeps (the server's limit). */
 const MAX_ALTERNATIVES = 20;
+const STATUSES = [
+  { value: "live", label: "Live (answers)" },
+  { value: "draft", label: "Draft" },
+  { value: "paused", label: "Paused" },
+];
+const ENGINES = [
+  { value: "auto", label: "Automatic (LLM when one is set up)" },
+  { value: "builtin", label: "Builtin (offline)" },
+  { value: "llm", label: "LLM" },
+];
 
 function formValuesOf(c: Campaign): CampaignFormValues {
   return {
@@ -284,11 +294,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                   <TextInput label="Name" {...form.getInputProps("name")} maxLength={200} />
                   <Select
                     label="Status"
-                    data={[
-                      { value: "live", label: "Live (answers)" },
-                      { value: "draft", label: "Draft" },
-                      { value: "paused", label: "Paused" },
-                    ]}
+                    data={STATUSES}
                     {...form.getInputProps("status")}
                     allowDeselect={false}
                   />
@@ -315,11 +321,7 @@ function CampaignEditor({ campaign, editable }: { campaign: Campaign; editable: 
                 <Group grow align="flex-start">
                   <Select
                     label="Engine"
-                    data={[
-                      { value: "auto", label: "Automatic (LLM when one is set up)" },
-                      { value: "builtin", label: "Builtin (offline)" },
-                      { value: "llm", label: "LLM" },
-                    ]}
+                    data={ENGINES}
                     {...form.getInputProps("engine")}
                     allowDeselect={false}
                   />

@@ -1,20 +1,10 @@
 // Settings → Channels: the account's built-in channels (the website chat and the provider channels), with
 // their status and last error; owners and admins add, edit, pause, resume and delete them, agents only look.
-import {
-  Alert,
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Stack,
-  Table,
-  Text,
-  Title,
-  VisuallyHidden,
-} from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { ChannelIcon } from "../../components/ChannelIcon.tsx";
+import { ACTIONS_COLUMN, DataTable } from "../../components/DataTable.tsx";
 import { ConfirmModal } from "../../components/FormModal.tsx";
 import { EmptyState, ErrorState, LoadingState } from "../../components/States.tsx";
 import type { Channel, Session } from "../../lib/api-types.ts";
@@ -90,32 +80,22 @@ export function ChannelsPage({ session }: { session: Session }) {
       )}
       {list.length > 0 && (
         <Table.ScrollContainer minWidth={640}>
-          <Table verticalSpacing="sm" aria-label="Channels">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Channel</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Details</Table.Th>
-                {manager && (
-                  <Table.Th>
-                    <VisuallyHidden>Actions</VisuallyHidden>
-                  </Table.Th>
-                )}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {list.map((ch) => (
-                <ChannelRow
-                  key={ch.id}
-                  channel={ch}
-                  manager={manager}
-                  campaignName={campaignName}
-                  onEdit={() => setEditing(ch)}
-                  onDelete={() => setDeleting(ch)}
-                />
-              ))}
-            </Table.Tbody>
-          </Table>
+          <DataTable
+            verticalSpacing="sm"
+            aria-label="Channels"
+            columns={["Channel", "Status", "Details", ...(manager ? [ACTIONS_COLUMN] : [])]}
+            rows={list}
+            rowKey={(ch) => ch.id}
+            cells={(ch) => (
+              <ChannelCells
+                channel={ch}
+                manager={manager}
+                campaignName={campaignName}
+                onEdit={() => setEditing(ch)}
+                onDelete={() => setDeleting(ch)}
+              />
+            )}
+          />
         </Table.ScrollContainer>
       )}
       {adding && <AddChannelDialog onClose={() => setAdding(false)} />}
@@ -125,7 +105,8 @@ export function ChannelsPage({ session }: { session: Session }) {
   );
 }
 
-function ChannelRow({
+/** A channel's cells in the table: what it is, its state, its settings, and (for managers) its actions. */
+function ChannelCells({
   channel: ch,
   manager,
   campaignName,
@@ -149,7 +130,7 @@ function ChannelRow({
       })
     : [];
   return (
-    <Table.Tr>
+    <>
       <Table.Td>
         <Group gap="xs" wrap="nowrap">
           <ChannelIcon kind={ch.type} size={20} />
@@ -237,7 +218,7 @@ function ChannelRow({
           </Group>
         </Table.Td>
       )}
-    </Table.Tr>
+    </>
   );
 }
 

@@ -5,6 +5,7 @@ import { Alert, Button, CopyButton, Group, Paper, Radio, Stack, Text, TextInput 
 import { useForm } from "@mantine/form";
 import { type ReactNode, useState } from "react";
 import { CopyableCode } from "../../components/CopyableCode.tsx";
+import { FormActions } from "../../components/FormActions.tsx";
 import { PasswordField } from "../../components/PasswordField.tsx";
 import { ErrorAlert } from "../../components/States.tsx";
 import { ApiError } from "../../lib/api.ts";
@@ -382,16 +383,13 @@ export function ChannelForm({
     >
       {children}
       <ErrorAlert error={save.error} title="Not saved" mt="md" data-testid="save-error" />
-      <Group justify="flex-end" mt="md">
-        {onBack && (
-          <Button variant="default" onClick={onBack}>
-            Back
-          </Button>
-        )}
-        <Button type="submit" loading={save.isPending}>
-          {editing ? "Save changes" : "Create channel"}
-        </Button>
-      </Group>
+      <FormActions
+        mt="md"
+        onCancel={onBack}
+        cancelLabel="Back"
+        busy={save.isPending}
+        submitLabel={editing ? "Save changes" : "Create channel"}
+      />
     </form>
   );
 }

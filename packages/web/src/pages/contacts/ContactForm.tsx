@@ -1,6 +1,7 @@
-import { Alert, Button, Group, Stack, TagsInput, TextInput } from "@mantine/core";
+import { Alert, Group, Stack, TagsInput, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
+import { FormActions } from "../../components/FormActions.tsx";
 import { ApiError, errorMessage } from "../../lib/api.ts";
 import type { ContactJson } from "../../lib/api-types.ts";
 
@@ -107,16 +108,7 @@ export function ContactForm({
           clearable
           clearButtonProps={{ "aria-label": "Remove every label" }}
         />
-        <Group justify="flex-end" gap="xs">
-          {onCancel && (
-            <Button variant="default" onClick={onCancel}>
-              Cancel
-            </Button>
-          )}
-          <Button type="submit" loading={form.submitting}>
-            {submitLabel}
-          </Button>
-        </Group>
+        <FormActions onCancel={onCancel} busy={form.submitting} submitLabel={submitLabel} />
       </Stack>
     </form>
   );

@@ -32,6 +32,16 @@ import { SearchResults } from "./SearchResults.tsx";
 
 /** Below Mantine's `sm` breakpoint (768 px): a phone, where the filters fold away. */
 export const PHONE_QUERY = "(max-width: 47.99em)";
+const STATUS_FILTERS = [
+  { value: "open", label: "Open" },
+  { value: "resolved", label: "Resolved" },
+  { value: "all", label: "All" },
+];
+const ASSIGNEE_FILTERS = [
+  { value: "", label: "Anyone" },
+  { value: "me", label: "To me" },
+  { value: "unassigned", label: "Unassigned" },
+];
 
 const FILTERS = [
   "status",
@@ -137,22 +147,14 @@ export function ConversationList({ session, selectedId }: { session: Session; se
         <Group gap="xs" grow>
           <Select
             label="Status"
-            data={[
-              { value: "open", label: "Open" },
-              { value: "resolved", label: "Resolved" },
-              { value: "all", label: "All" },
-            ]}
+            data={STATUS_FILTERS}
             value={status}
             onChange={(v) => filters.set("status", v === "open" ? "" : (v ?? ""))}
             allowDeselect={false}
           />
           <Select
             label="Assigned"
-            data={[
-              { value: "", label: "Anyone" },
-              { value: "me", label: "To me" },
-              { value: "unassigned", label: "Unassigned" },
-            ]}
+            data={ASSIGNEE_FILTERS}
             value={filters.value("assignee")}
             onChange={(v) => filters.set("assignee", v ?? "")}
             allowDeselect={false}

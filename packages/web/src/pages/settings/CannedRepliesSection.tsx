@@ -4,6 +4,7 @@ import { Button, Code, Group, Paper, Stack, Text, Textarea, TextInput } from "@m
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { ErrorText } from "../../components/ErrorText.tsx";
+import { FormActions } from "../../components/FormActions.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { Section } from "../../components/Section.tsx";
 import { EmptyState } from "../../components/States.tsx";
@@ -87,14 +88,12 @@ function CannedReplyForm({
           {...form.getInputProps("body")}
           error={save.error ? errorMessage(save.error) : undefined}
         />
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" onClick={onDone}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={save.isPending} disabled={!ready}>
-            {reply ? "Save canned reply" : "Add canned reply"}
-          </Button>
-        </Group>
+        <FormActions
+          onCancel={onDone}
+          busy={save.isPending}
+          disabled={!ready}
+          submitLabel={reply ? "Save canned reply" : "Add canned reply"}
+        />
       </Stack>
     </Paper>
   );

@@ -1,18 +1,8 @@
-import {
-  ActionIcon,
-  Alert,
-  Badge,
-  Button,
-  Group,
-  Select,
-  Table,
-  Text,
-  TextInput,
-  VisuallyHidden,
-} from "@mantine/core";
+import { ActionIcon, Alert, Badge, Button, Group, Select, Table, Text, TextInput } from "@mantine/core";
 import { useForm } from "@mantine/form";
 import { useState } from "react";
 import { CopyableCode } from "../../components/CopyableCode.tsx";
+import { ACTIONS_COLUMN, DataTable } from "../../components/DataTable.tsx";
 import { QueryStatus } from "../../components/QueryStatus.tsx";
 import { Section } from "../../components/Section.tsx";
 import { errorMessage } from "../../lib/api.ts";
@@ -39,20 +29,51 @@ export function TeamSection({ session }: { session: Session }) {
       <QueryStatus query={team} loadingLabel="Loading the team" />
       {team.data && (
         <Table.ScrollContainer minWidth={480}>
-          <Table verticalSpacing="xs" aria-label="Team members">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Email</Table.Th>
-                <Table.Th>Role</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {team.data.members.map((m) => (
-                <Table.Tr key={m.id}>
+          <DataTable
+            verticalSpacing="xs"
+            aria-label="Team members"
+            columns={["Name", "Email", "Role", ACTIONS_COLUMN]}
+            rows={[...team.data.members, ...team.data.invites]}
+            rowKey={(row) => row.id}
+            cells={(row) => {
+              // The team's members first, then the invites not accepted yet.
+              if ("expiresAt" in row) {
+                const i = row;
+                return (
+                  <>
+                    <Table.Td>
+                      <Text size="sm" c="dimmed">
+                        Invited
+                      </Text>
+                    </Table.Td>
+                    <Table.Td>{i.email}</Table.Td>
+                    <Table.Td>
+                      <Badge variant="outline" color="gray">
+                        {i.role}
+                      </Badge>
+                    </Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <Text size="xs" c="dimmed">
+                          until {fullTime(i.expiresAt)}
+                        </Text>
+                        <ActionIcon
+                          size="sm"
+                          variant="subtle"
+                          color="red"
+                          aria-label={`Revoke the invite for ${i.email}`}
+                          onClick={() => revoke.mutate(i.id)}
+                        >
+                          ×
+                        </ActionIcon>
+                      </Group>
+                    </Table.Td>
+                  </>
+                );
+              }
+              const m = row;
+              return (
+                <>
                   <Table.Td>{m.name ?? "—"}</Table.Td>
                   <Table.Td>{m.email}</Table.Td>
                   <Table.Td>
@@ -88,41 +109,10 @@ export function TeamSection({ session }: { session: Session }) {
                         </Button>
                       ))}
                   </Table.Td>
-                </Table.Tr>
-              ))}
-              {team.data.invites.map((i) => (
-                <Table.Tr key={i.id}>
-                  <Table.Td>
-                    <Text size="sm" c="dimmed">
-                      Invited
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>{i.email}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="outline" color="gray">
-                      {i.role}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <Text size="xs" c="dimmed">
-                        until {fullTime(i.expiresAt)}
-                      </Text>
-                      <ActionIcon
-                        size="sm"
-                        variant="subtle"
-                        color="red"
-                        aria-label={`Revoke the invite for ${i.email}`}
-                        onClick={() => revoke.mutate(i.id)}
-                      >
-                        ×
-                      </ActionIcon>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
+                </>
+              );
+            }}
+          />
         </Table.ScrollContainer>
       )}
       <form
