@@ -121,7 +121,17 @@ describe.skipIf(Boolean(process.env.DATABASE_URL))("an agency's brand", () => {
     expect(await header.getByText("Parley", { exact: true }).count()).toBe(0);
     const logo = header.getByTestId("brand-logo");
     expect(await logo.getAttribute("src")).toMatch(/^\/app\/api\/brand-logos\//);
-    expect(await logo.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
+    // The header shows before its logo has loaded (on a busy machine, long before): wait for the image
+    // to load or fail, then check it is the uploaded 1×1 PNG.
+    const loadedWidth = await logo.evaluate((img: HTMLImageElement) =>
+      img.complete
+        ? img.naturalWidth
+        : new Promise<number>((resolve) => {
+            img.addEventListener("load", () => resolve(img.naturalWidth), { once: true });
+            img.addEventListener("error", () => resolve(0), { once: true });
+          }),
+    );
+    expect(loadedWidth).toBe(1);
     const active = client.getByRole("link", { name: "Dashboard" });
     expect(await active.evaluate((a) => getComputedStyle(a).backgroundColor)).toBe(BRAND_RGB);
     await expect(client.title()).resolves.toContain("Northwind Digital");
