@@ -4,6 +4,7 @@
 // app's door for the dashboard).
 import type { Module } from "../../context.ts";
 import { reportRoutes } from "./routes.ts";
+import { recountsDone } from "./service.ts";
 import { SETTLE_FIRST_RUN_MS, settleDaysHandler, settleDaysJob } from "./settle.ts";
 
 export const reportsModule: Module = {
@@ -13,4 +14,6 @@ export const reportsModule: Module = {
     worker.register(settleDaysJob, settleDaysHandler(ctx));
     worker.recur(settleDaysJob, {}, { firstRunInMs: SETTLE_FIRST_RUN_MS });
   },
+  // A dashboard's recount started behind its answer finishes before the database closes.
+  close: recountsDone,
 };

@@ -300,20 +300,30 @@ function remember(cache: Map<string, Counted>, accountId: string, counted: Count
   if (cache.size > LIVE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
 }
 
+/** The recounts in flight in this process: a closing app waits for them before its database closes. */
+const recountsInFlight = new Set<Promise<void>>();
+
+export async function recountsDone(): Promise<void> {
+  await Promise.allSettled([...recountsInFlight]);
+}
+
 /** One recount at a time per account, started after the current answer (SQLite counts on this thread). */
 function recountLater(ctx: AppContext, accountId: string, from: number, to: number, now: number): void {
   const running = ctx.caches.get("reports.live.recounts", () => new Set<string>());
   if (running.has(accountId)) return;
   running.add(accountId);
-  setImmediate(() => {
-    countDayByDay(ctx, accountId, from, to, now)
-      .then((days) => {
-        const cache = ctx.caches.get("reports.live", () => new Map<string, Counted>());
-        remember(cache, accountId, { asOf: now, key: `${from}:${to}`, days });
-      })
-      .catch((err: unknown) => ctx.log.warn({ err }, "recounting the dashboard's live days failed"))
-      .finally(() => running.delete(accountId));
-  });
+  const recount = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => countDayByDay(ctx, accountId, from, to, now))
+    .then((days) => {
+      const cache = ctx.caches.get("reports.live", () => new Map<string, Counted>());
+      remember(cache, accountId, { asOf: now, key: `${from}:${to}`, days });
+    })
+    .catch((err: unknown) => ctx.log.warn({ err }, "recounting the dashboard's live days failed"))
+    .finally(() => {
+      running.delete(accountId);
+      recountsInFlight.delete(recount);
+    });
+  recountsInFlight.add(recount);
 }
 
 /**
