@@ -145,6 +145,32 @@ describe("app api: dashboard", () => {
     await expect.poll(todayOf).toBe(3);
   });
 
+  it("uses the job's count across midnight: the new day is all in what came since", async () => {
+    const { acc } = await ownerBrowser(t);
+    await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "m", body: "hello" }) });
+    const today = Math.floor(Date.now() / 86_400_000);
+    // The job ran a minute before midnight; the dashboard opens two minutes later, on a new day.
+    const beforeMidnight = (today + 1) * 86_400_000 - 60_000;
+    await settleActiveAccounts(t.parley.ctx, beforeMidnight);
+    const ahead = await t.parley.db.kysely
+      .selectFrom("dashboard_live")
+      .selectAll()
+      .where("account_id", "=", acc.accountId)
+      .executeTakeFirstOrThrow();
+    const counted = JSON.parse(ahead.figures) as Record<string, { inbound: number }>;
+    expect(counted[today]).toMatchObject({ inbound: 1 });
+    await t.parley.db.kysely
+      .updateTable("dashboard_live")
+      .set({ figures: JSON.stringify({ ...counted, [today]: { ...counted[today], inbound: 7 } }) })
+      .where("account_id", "=", acc.accountId)
+      .execute();
+    const dash = await dashboard(t.parley.ctx, acc.accountId, 30, beforeMidnight + 120_000);
+    const date = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+    // Yesterday (the job's today) from the job's count; the new day from the messages since: none.
+    expect(dash.days.find((x) => x.date === date(today))?.inbound).toBe(7);
+    expect(dash.days.at(-1)).toMatchObject({ date: date(today + 1), inbound: 0 });
+  });
+
   it("answers past the cache's 15 seconds from the earlier count plus the messages written since", async () => {
     const { acc } = await ownerBrowser(t);
     await postIncoming(t, acc.apiKey, { customData: customData({ fromId: "k", body: "hello" }) });

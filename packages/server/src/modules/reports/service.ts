@@ -223,7 +223,8 @@ function sumDays(a: DaysFigures, more: DaysFigures): DaysFigures {
 
 /**
  * The hourly job's count of the live days (reports.settle_days): the days of [from, to) from it, when
- * it covers them and is recent.
+ * it is recent and starts no later. A day after its last one (a new UTC day since the run) began after
+ * it was counted, so it is all in what came since (zero here).
  */
 async function countedAhead(
   ctx: AppContext,
@@ -233,7 +234,7 @@ async function countedAhead(
   now: number,
 ): Promise<Counted | undefined> {
   const ahead = await repo.liveSnapshot(ctx.db.kysely, accountId);
-  if (!ahead || ahead.fromDay > from || ahead.toDay < to) return undefined;
+  if (!ahead || ahead.fromDay > from) return undefined;
   if (now < ahead.asOf || now - ahead.asOf > LIVE_AHEAD_MAX_AGE_MS) return undefined;
   const stored = JSON.parse(ahead.figures) as Record<string, DayFigures>;
   const days: DaysFigures = new Map();
