@@ -1,7 +1,8 @@
 // Agency → Brand (/app/api/brand): the agency's own brand, for its owners and admins.
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { ApiResponse } from "../api-types.ts";
+import { useGet } from "./get.ts";
 
 export type AgencyBrand = ApiResponse<"appSetBrand">;
 type BrandState = ApiResponse<"appGetBrand">;
@@ -9,7 +10,7 @@ type BrandState = ApiResponse<"appGetBrand">;
 const brandKey = ["brand", "agency"] as const;
 
 export function useAgencyBrand(enabled: boolean) {
-  return useQuery({ queryKey: brandKey, queryFn: () => api<BrandState>("GET", "/brand"), enabled });
+  return useGet<BrandState>(brandKey, "/brand", enabled);
 }
 
 function useBrandWrite<I>(send: (input: I) => Promise<AgencyBrand>) {

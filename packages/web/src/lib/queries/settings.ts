@@ -1,6 +1,6 @@
 // The account's settings (/app/api/settings*): webhooks, the bot, the API key, the signing secret and
 // the business hours. Business hours sit under the settings' key.
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { api } from "../api.ts";
 import type { BusinessHours, BusinessHoursState, Settings, WebhookTestResult } from "../api-types.ts";
 import { useGet } from "./get.ts";
@@ -21,7 +21,7 @@ export const settingsKeys = {
 };
 
 export function useSettings(enabled = true) {
-  return useQuery({ queryKey: settingsKeys.all, queryFn: () => api<Settings>("GET", "/settings"), enabled });
+  return useGet<Settings>(settingsKeys.all, "/settings", enabled);
 }
 
 /** PATCH /settings; the answer replaces the cached settings. Each section says what it saved. */
