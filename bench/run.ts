@@ -206,6 +206,19 @@ async function freshPgDatabase(name: string): Promise<string> {
   return url.toString();
 }
 
+/** A database kept between runs: created when missing, else reused as it is. */
+async function keptPgDatabase(name: string): Promise<string> {
+  if (!PG_URL) throw new Error("no DATABASE_URL");
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const found = await admin.query("select 1 from pg_database where datname = $1", [name]);
+  if (found.rowCount === 0) await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
 interface IngestionResult {
   database: "sqlite" | "postgres";
   /** Contacts the messages come from, in rotation (1: one contact sends everything). */
@@ -490,7 +503,14 @@ const DASHBOARD_MESSAGES = Number(process.env.BENCH_DASHBOARD ?? 5_000_000);
 async function inbox(database: "sqlite" | "postgres"): Promise<InboxResult> {
   log(`inbox: ${INBOX_CONVERSATIONS} conversations on ${database}`);
   const env: NodeJS.ProcessEnv = { ...process.env };
-  if (database === "postgres") env.DATABASE_URL = await freshPgDatabase("parley_bench_inbox");
+  // BENCH_INBOX_KEEP=/dir keeps each database's seeding (5 M messages take 10–20 min) and reuses it:
+  // SQLite in /dir/sqlite, PostgreSQL in the database parley_bench_inbox_kept (see inbox-probe.ts).
+  const keep = process.env.BENCH_INBOX_KEEP;
+  if (keep) env.INBOX_PROBE_DIR = path.join(keep, database);
+  if (database === "postgres")
+    env.DATABASE_URL = keep
+      ? await keptPgDatabase("parley_bench_inbox_kept")
+      : await freshPgDatabase("parley_bench_inbox");
   else delete env.DATABASE_URL;
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(
