@@ -27,6 +27,7 @@ import { type Db, openDatabase } from "./platform/db/index.ts";
 import { AppError, ERROR_CODES, ERROR_STATUS } from "./platform/errors.ts";
 import { errorHandler, frameworkErrorHandler, sendError } from "./platform/http/error-handler.ts";
 import { SimpleError, StructuredError } from "./platform/http/openapi.ts";
+import { serializerCompiler } from "./platform/http/serialization.ts";
 import { refuseInvalidText } from "./platform/http/text-guard.ts";
 import type { App } from "./platform/http/types.ts";
 import { validatorCompiler } from "./platform/http/validation.ts";
@@ -123,6 +124,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
   // JSON only: a text/plain body is 415 UNSUPPORTED_MEDIA_TYPE like any other non-JSON type, not a
   // string that then fails validation.
