@@ -194,25 +194,16 @@ async function countMessages(dataDir: string, databaseUrl: string | null): Promi
   return n;
 }
 
-async function freshPgDatabase(name: string): Promise<string> {
+async function freshPgDatabase(name: string, options: { keep?: boolean } = {}): Promise<string> {
   if (!PG_URL) throw new Error("no DATABASE_URL");
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** A database kept between runs: created when missing, else reused as it is. */
-async function keptPgDatabase(name: string): Promise<string> {
-  if (!PG_URL) throw new Error("no DATABASE_URL");
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  const found = await admin.query("select 1 from pg_database where datname = $1", [name]);
-  if (found.rowCount === 0) await admin.query(`create database ${name}`);
+  // keep: a database kept between runs, created when missing, else reused as it is.
+  const found = options.keep
+    ? (await admin.query("select 1 from pg_database where datname = $1", [name])).rowCount
+    : 0;
+  if (!options.keep) await admin.query(`drop database if exists ${name} with (force)`);
+  if (!found) await admin.query(`create database ${name}`);
   await admin.end();
   const url = new URL(PG_URL);
   url.pathname = `/${name}`;
@@ -508,9 +499,9 @@ async function inbox(database: "sqlite" | "postgres"): Promise<InboxResult> {
   const keep = process.env.BENCH_INBOX_KEEP;
   if (keep) env.INBOX_PROBE_DIR = path.join(keep, database);
   if (database === "postgres")
-    env.DATABASE_URL = keep
-      ? await keptPgDatabase("parley_bench_inbox_kept")
-      : await freshPgDatabase("parley_bench_inbox");
+    env.DATABASE_URL = await freshPgDatabase(keep ? "parley_bench_inbox_kept" : "parley_bench_inbox", {
+      keep: Boolean(keep),
+    });
   else delete env.DATABASE_URL;
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(
